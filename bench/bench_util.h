@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Timing and statistics helpers shared by the benchmarks. */
+#ifndef BENCH_UTIL_H
+#define BENCH_UTIL_H
+
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <rte_cycles.h>
+
+static inline uint64_t
+bench_tsc(void)
+{
+	/* rdtscp waits for earlier instructions, so the timed work is done. */
+	return rte_rdtsc_precise();
+}
+
+static inline int
+bench_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Median of n values (sorts them). */
+static inline double
+bench_median(double *v, unsigned int n)
+{
+	qsort(v, n, sizeof(*v), bench_cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* xorshift64: fast, reproducible across runs. */
+static inline uint64_t
+bench_rand(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+#endif

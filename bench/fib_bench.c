@@ -1,0 +1,484 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * FIB benchmark: our lookup structures against rte_fib and rte_lpm (IPv4)
+ * and rte_fib6 and rte_lpm6 (IPv6), on the vendored real tables and the
+ * same random addresses, in the same run. Every figure is the median of
+ * --runs runs, in TSC cycles per operation; ratios are rates (ours over
+ * the peer's), so above 1 means we are faster.
+ *
+ *   fib_bench [EAL options] -- [--smoke] [--runs N] [--addrs N] [--routes N]
+ *
+ * Lookups go in bursts of 32, as a worker does. Each peer is measured in
+ * every lookup implementation it has on this machine (rte_fib's AVX-512
+ * one needs --force-max-simd-bitwidth=512), and compared at its fastest.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+
+#include "bench_util.h"
+#include "lpm_peers.h"
+#include "prefix_file.h"
+
+#define MAX_RUNS 31
+
+static struct {
+	unsigned int runs;
+	uint32_t addrs;
+	uint32_t routes; /* 0: the whole table */
+	int smoke;
+	const char *only; /* "4", "6" or "rules": run just that part */
+	FILE *summary;
+} opt = {.runs = 7, .addrs = 1u << 22};
+
+struct family_setup {
+	uint8_t af;
+	const char *file;
+	const char *tag; /* "4" or "6" */
+	int (*fast_peer)(struct peer *, uint32_t, uint32_t);
+	int (*slow_peer)(struct peer *, uint32_t, uint32_t);
+	/* Second-level groups the peers get per route, on top of twice what
+	 * ours needed: rte_fib6 and rte_lpm6 allocate about 1.5 to 2.3 per
+	 * IPv6 route on this table (measured), far more than we do. */
+	uint32_t peer_groups_per_route;
+};
+
+struct workload {
+	uint8_t af;
+	struct prefix_list pl;
+	uint32_t *nh;
+	void *addrs; /* uint32_t[n] or uint8_t[n][16] */
+	size_t addr_size;
+	uint32_t naddrs;
+	uint32_t ngroups; /* for the peers: what ours needed, with margin */
+};
+
+static void
+summary(const char *name, double v)
+{
+	fprintf(opt.summary, "%s %.3f\n", name, v);
+}
+
+static const void *
+addr_at(const struct workload *w, uint32_t i)
+{
+	return (const uint8_t *)w->addrs + (size_t)i * w->addr_size;
+}
+
+static void
+make_addrs(struct workload *w)
+{
+	uint64_t s = 0x9e3779b97f4a7c15ull;
+	w->addr_size = w->af == FIB_AF_INET ? 4 : 16;
+	w->addrs = malloc(w->addr_size * w->naddrs);
+	for (uint32_t i = 0; i < w->naddrs; i++) {
+		if (w->af == FIB_AF_INET) {
+			/* Uniform over the address space: the table covers
+			 * most of it, and each lookup lands on a random line. */
+			((uint32_t *)w->addrs)[i] = (uint32_t)bench_rand(&s);
+			continue;
+		}
+		/* IPv6 routes cover a sliver of the space: a uniform address
+		 * would miss at the first level. Instead a random address
+		 * inside a random route, so lookups walk the trie as
+		 * forwarded traffic does. */
+		const struct fib_prefix *p = &w->pl.p[bench_rand(&s) % w->pl.n];
+		uint8_t *a = (uint8_t *)w->addrs + 16 * (size_t)i;
+		uint64_t h = bench_rand(&s), l = bench_rand(&s);
+		for (int k = 0; k < 16; k++) {
+			uint8_t r = (uint8_t)((k < 8 ? h : l) >> (8 * (k % 8)));
+			int bits = (int)p->len - 8 * k; /* prefix bits in byte k */
+			uint8_t keep = bits >= 8   ? 0xff
+				       : bits <= 0 ? 0
+						   : (uint8_t)(0xff << (8 - bits));
+			a[k] = (p->addr.v6[k] & keep) | (r & ~keep);
+		}
+	}
+}
+
+/* Add every route; returns TSC cycles per insert, or -1 on error. */
+static double
+load(struct peer *p, const struct workload *w)
+{
+	uint64_t t0 = bench_tsc();
+	for (uint32_t i = 0; i < w->pl.n; i++) {
+		int rc = p->add(p->ctx, &w->pl.p[i], w->nh[i]);
+		if (rc < 0) {
+			fprintf(stderr, "%s: add #%u failed: %s\n", p->name, i, strerror(-rc));
+			return -1;
+		}
+	}
+	return (double)(bench_tsc() - t0) / w->pl.n;
+}
+
+static double
+unload(struct peer *p, const struct workload *w)
+{
+	uint64_t t0 = bench_tsc();
+	for (uint32_t i = 0; i < w->pl.n; i++) {
+		int rc = p->del(p->ctx, &w->pl.p[i]);
+		if (rc < 0) {
+			fprintf(stderr, "%s: delete #%u failed: %s\n", p->name, i, strerror(-rc));
+			return -1;
+		}
+	}
+	return (double)(bench_tsc() - t0) / w->pl.n;
+}
+
+static double
+time_bulk(const struct peer *p, unsigned int v, const struct workload *w)
+{
+	uint64_t out[PEER_BURST];
+	uint64_t t0 = bench_tsc();
+	for (uint32_t i = 0; i + PEER_BURST <= w->naddrs; i += PEER_BURST)
+		p->bulk[v](p->ctx, addr_at(w, i), out, PEER_BURST);
+	return (double)(bench_tsc() - t0) / (w->naddrs - w->naddrs % PEER_BURST);
+}
+
+static double
+time_one(const struct peer *p, const struct workload *w)
+{
+	volatile uint32_t sink = 0;
+	uint32_t acc = 0;
+	uint64_t t0 = bench_tsc();
+	for (uint32_t i = 0; i < w->naddrs; i++)
+		acc += p->one(p->ctx, addr_at(w, i));
+	double c = (double)(bench_tsc() - t0) / w->naddrs;
+	sink = acc;
+	(void)sink;
+	return c;
+}
+
+/* Every variant of every peer must agree with ours on every address. */
+static int
+verify(struct peer *peers, unsigned int np, const struct workload *w)
+{
+	uint64_t ref[PEER_BURST], out[PEER_BURST];
+	uint64_t bad = 0;
+	for (unsigned int k = 1; k < np; k++) {
+		struct peer *p = &peers[k];
+		for (unsigned int v = 0; v < p->nvariants; v++) {
+			if (p->select && p->select(p->ctx, v) != 0)
+				return -1;
+			for (uint32_t i = 0; i + PEER_BURST <= w->naddrs; i += PEER_BURST) {
+				peers[0].bulk[0](peers[0].ctx, addr_at(w, i), ref, PEER_BURST);
+				p->bulk[v](p->ctx, addr_at(w, i), out, PEER_BURST);
+				for (unsigned int j = 0; j < PEER_BURST; j++) {
+					uint32_t a = peers[0].result[0](ref, j);
+					uint32_t b = p->result[v](out, j);
+					if (a != b && bad++ < 5)
+						fprintf(stderr,
+							"%s/%s disagrees at #%u: %u vs ours %u\n",
+							p->name, p->variant[v], i + j, b, a);
+					if (j == 0 && p->one(p->ctx, addr_at(w, i)) != a)
+						bad++;
+				}
+			}
+		}
+	}
+	printf("  verified: every lookup of every peer agrees with ours (%s)\n",
+	       bad ? "NO" : "yes");
+	return bad ? -1 : 0;
+}
+
+static int
+bench_updates(const struct family_setup *fs, const struct workload *w, const char *peer_name,
+	      int (*mk)(struct peer *, uint32_t, uint32_t), double *ins, double *del)
+{
+	double i_s[MAX_RUNS], d_s[MAX_RUNS];
+	for (unsigned int r = 0; r < opt.runs; r++) {
+		struct peer p;
+		int rc = mk ? mk(&p, w->pl.n + 16, w->ngroups)
+			    : peer_ours(&p, fs->af, w->pl.n, w->ngroups);
+		if (rc < 0)
+			return rc;
+		i_s[r] = load(&p, w);
+		d_s[r] = i_s[r] < 0 ? -1 : unload(&p, w);
+		p.destroy(p.ctx);
+		if (i_s[r] < 0 || d_s[r] < 0)
+			return -EIO;
+	}
+	*ins = bench_median(i_s, opt.runs);
+	*del = bench_median(d_s, opt.runs);
+	printf("  %-9s insert %7.1f cycles/route, delete %7.1f cycles/route\n", peer_name, *ins,
+	       *del);
+	return 0;
+}
+
+static int
+run_family(const struct family_setup *fs)
+{
+	struct workload w = {.af = fs->af, .naddrs = opt.addrs};
+	int rc = prefix_list_load(prefix_data_path(fs->file), &w.pl);
+	if (rc < 0) {
+		fprintf(stderr, "%s: %s\n", prefix_data_path(fs->file), strerror(-rc));
+		return rc;
+	}
+	prefix_list_dedup(&w.pl); /* the v4 table lists 215.0.0.0/16 twice */
+	if (opt.routes && opt.routes < w.pl.n)
+		w.pl.n = opt.routes;
+	w.nh = malloc(sizeof(*w.nh) * w.pl.n);
+	for (uint32_t i = 0; i < w.pl.n; i++)
+		w.nh[i] = i % 1000000 + 1; /* within every peer's next-hop width */
+	make_addrs(&w);
+	printf("IPv%s: %u routes, %u addresses, %u runs\n", fs->tag, w.pl.n, w.naddrs, opt.runs);
+
+	/* Ours first: it tells how many groups the peers need. */
+	struct peer peers[3];
+	unsigned int np = 0;
+	if ((rc = peer_ours(&peers[0], fs->af, w.pl.n, 1u << 20)) < 0 || load(&peers[0], &w) < 0)
+		return rc < 0 ? rc : -EIO;
+	peer_update_mem(&peers[0]);
+	struct fib_mem_stats st;
+	fib_table_mem(peer_ours_fib(&peers[0]), FIB_TABLE_MAIN, &st);
+	uint32_t used = fs->af == FIB_AF_INET ? st.groups4_used : st.groups6_used;
+	w.ngroups = 2 * used + fs->peer_groups_per_route * w.pl.n + 4096;
+	np = 1;
+	if ((rc = fs->fast_peer(&peers[np], w.pl.n + 16, w.ngroups)) < 0)
+		return rc;
+	if (load(&peers[np], &w) < 0)
+		return -EIO;
+	peer_update_mem(&peers[np++]);
+	if ((rc = fs->slow_peer(&peers[np], w.pl.n + 16, w.ngroups)) < 0)
+		return rc;
+	double slow_insert = load(&peers[np], &w);
+	if (slow_insert < 0)
+		return -EIO;
+	peer_update_mem(&peers[np++]);
+	if (verify(peers, np, &w) < 0)
+		return -EPROTO;
+
+	/* Lookups: runs interleaved across implementations, so drift
+	 * affects them alike. */
+	double samples[3][PEER_MAX_VARIANTS][MAX_RUNS], single[3][MAX_RUNS];
+	for (unsigned int r = 0; r < opt.runs; r++) {
+		for (unsigned int k = 0; k < np; k++) {
+			struct peer *p = &peers[k];
+			for (unsigned int v = 0; v < p->nvariants; v++) {
+				if (p->select)
+					p->select(p->ctx, v);
+				samples[k][v][r] = time_bulk(p, v, &w);
+			}
+			if (p->select)
+				p->select(p->ctx, 0);
+			single[k][r] = time_one(p, &w);
+		}
+	}
+	double best[3], one[3];
+	char key[64];
+	for (unsigned int k = 0; k < np; k++) {
+		struct peer *p = &peers[k];
+		best[k] = 1e30;
+		for (unsigned int v = 0; v < p->nvariants; v++) {
+			double m = bench_median(samples[k][v], opt.runs);
+			printf("  %-9s bulk lookup %-14s %6.2f cycles\n", p->name, p->variant[v],
+			       m);
+			if (m < best[k])
+				best[k] = m;
+		}
+		one[k] = bench_median(single[k], opt.runs);
+		printf("  %-9s single lookup            %6.2f cycles\n", p->name, one[k]);
+		printf("  %-9s memory %.1f MiB\n", p->name, (double)p->mem / (1 << 20));
+	}
+	snprintf(key, sizeof(key), "lookup%s_vs_%s", fs->tag, peers[1].name);
+	summary(key, best[1] / best[0]);
+	snprintf(key, sizeof(key), "lookup%s_vs_%s", fs->tag, peers[2].name);
+	summary(key, best[2] / best[0]);
+	snprintf(key, sizeof(key), "lookup%s_cycles", fs->tag);
+	summary(key, best[0]);
+	snprintf(key, sizeof(key), "single%s_vs_%s", fs->tag, peers[1].name);
+	summary(key, one[1] / one[0]);
+	snprintf(key, sizeof(key), "single%s_cycles", fs->tag);
+	summary(key, one[0]);
+	snprintf(key, sizeof(key), "mem%s_mib", fs->tag);
+	summary(key, (double)peers[0].mem / (1 << 20));
+	snprintf(key, sizeof(key), "mem%s_%s_mib", fs->tag, peers[1].name);
+	summary(key, (double)peers[1].mem / (1 << 20));
+	printf("  %-9s insert %7.1f cycles/route (one run)\n", peers[2].name, slow_insert);
+	for (unsigned int k = 0; k < np; k++)
+		peers[k].destroy(peers[k].ctx);
+
+	/* Updates: fresh tables each run, all routes in, all routes out. */
+	double oi, od, pi, pd;
+	if ((rc = bench_updates(fs, &w, "ours", NULL, &oi, &od)) < 0 ||
+	    (rc = bench_updates(fs, &w, fs->af == FIB_AF_INET ? "rte_fib" : "rte_fib6",
+				fs->fast_peer, &pi, &pd)) < 0)
+		return rc;
+	snprintf(key, sizeof(key), "insert%s_vs_%s", fs->tag,
+		 fs->af == FIB_AF_INET ? "rte_fib" : "rte_fib6");
+	summary(key, pi / oi);
+	snprintf(key, sizeof(key), "delete%s_vs_%s", fs->tag,
+		 fs->af == FIB_AF_INET ? "rte_fib" : "rte_fib6");
+	summary(key, pd / od);
+	snprintf(key, sizeof(key), "insert%s_cycles", fs->tag);
+	summary(key, oi);
+
+	prefix_list_free(&w.pl);
+	free(w.nh);
+	free(w.addrs);
+	return 0;
+}
+
+/* What the first custom rule costs: the datapath's routing step with no
+ * rule (bulk lookup of main only) against one rule that does not match
+ * (bulk lookup of main, then the rules per packet). */
+static double
+time_route4(struct fib *fib, const uint32_t *src, const uint32_t *dst, uint32_t n)
+{
+	const struct fib_table *main_t = fib_table_lookup(fib, FIB_TABLE_MAIN);
+	uint32_t nh[PEER_BURST];
+	volatile uint32_t sink;
+	uint32_t acc = 0;
+	uint64_t t0 = bench_tsc();
+	for (uint32_t i = 0; i + PEER_BURST <= n; i += PEER_BURST) {
+		fib_lookup4_bulk(main_t, &dst[i], nh, PEER_BURST);
+		if (fib_rules_active(fib, FIB_AF_INET))
+			for (unsigned int j = 0; j < PEER_BURST; j++)
+				nh[j] = fib_rule_route4(fib, src[i + j], dst[i + j], 0, 0, nh[j]);
+		acc += nh[0];
+	}
+	double c = (double)(bench_tsc() - t0) / (n - n % PEER_BURST);
+	sink = acc;
+	(void)sink;
+	return c;
+}
+
+static int
+bench_rules(void)
+{
+	struct workload w = {.af = FIB_AF_INET, .naddrs = opt.addrs};
+	int rc = prefix_list_load(prefix_data_path("prefixes-v4.txt.gz"), &w.pl);
+	if (rc < 0)
+		return rc;
+	prefix_list_dedup(&w.pl);
+	if (opt.routes && opt.routes < w.pl.n)
+		w.pl.n = opt.routes;
+	w.nh = malloc(sizeof(*w.nh) * w.pl.n);
+	for (uint32_t i = 0; i < w.pl.n; i++)
+		w.nh[i] = i % 1000000 + 1;
+	make_addrs(&w);
+	uint32_t *src = malloc(sizeof(*src) * w.naddrs);
+	for (uint32_t i = 0; i < w.naddrs; i++)
+		src[i] = ((uint32_t *)w.addrs)[w.naddrs - 1 - i] | 0x80000000u; /* never 10/8 */
+	struct peer p;
+	if ((rc = peer_ours(&p, FIB_AF_INET, w.pl.n, 1u << 16)) < 0 || load(&p, &w) < 0)
+		return rc < 0 ? rc : -EIO;
+	struct fib *fib = peer_ours_fib(&p);
+	struct fib_rule rule = {.priority = 100,
+				.family = FIB_AF_INET,
+				.action = FIB_RULE_TABLE,
+				.dscp = FIB_DSCP_ANY,
+				.iif = FIB_IIF_ANY,
+				.src = {.family = FIB_AF_INET, .len = 8, .addr.v4 = 0x0a000000},
+				.dst = {.family = FIB_AF_INET},
+				.table = 100};
+	double none[MAX_RUNS], one[MAX_RUNS];
+	for (unsigned int r = 0; r < opt.runs; r++) {
+		none[r] = time_route4(fib, src, w.addrs, w.naddrs);
+		if ((rc = fib_rule_add(fib, &rule)) < 0)
+			return rc;
+		one[r] = time_route4(fib, src, w.addrs, w.naddrs);
+		if ((rc = fib_rule_del(fib, &rule)) < 0)
+			return rc;
+	}
+	double n0 = bench_median(none, opt.runs), n1 = bench_median(one, opt.runs);
+	printf("Rules, IPv4: routing with no custom rule %.2f cycles, with one %.2f cycles\n", n0,
+	       n1);
+	summary("rule4_none_cycles", n0);
+	summary("rule4_one_cycles", n1);
+	summary("rule4_first_rule_cost_cycles", n1 - n0);
+	p.destroy(p.ctx);
+	free(src);
+	prefix_list_free(&w.pl);
+	free(w.nh);
+	free(w.addrs);
+	return 0;
+}
+
+static void
+usage(const char *prog)
+{
+	fprintf(stderr,
+		"usage: %s [EAL options] -- [--smoke] [--runs N] [--addrs N] [--routes N]\n"
+		"  --smoke     tiny workload, one run: checks that the benchmark works\n"
+		"  --runs N    runs per figure, the median is reported (default 7)\n"
+		"  --addrs N   random addresses per lookup run (default 4194304)\n"
+		"  --routes N  use only the first N routes of each table\n"
+		"  --only P    run only part P: 4, 6 or rules\n",
+		prog);
+}
+
+int
+main(int argc, char **argv)
+{
+	int n = rte_eal_init(argc, argv);
+	if (n < 0) {
+		fprintf(stderr, "EAL initialisation failed: %s\n", rte_strerror(rte_errno));
+		return 1;
+	}
+	argc -= n;
+	argv += n;
+	static const struct option longopts[] = {
+		{"smoke", no_argument, NULL, 's'},       {"runs", required_argument, NULL, 'r'},
+		{"addrs", required_argument, NULL, 'a'}, {"routes", required_argument, NULL, 'n'},
+		{"only", required_argument, NULL, 'o'},  {NULL, 0, NULL, 0}};
+	int c;
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			opt.smoke = 1;
+			opt.runs = 1;
+			opt.addrs = 1u << 16;
+			opt.routes = 20000;
+			break;
+		case 'r':
+			opt.runs = (unsigned int)atoi(optarg);
+			break;
+		case 'a':
+			opt.addrs = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
+		case 'n':
+			opt.routes = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
+		case 'o':
+			opt.only = optarg;
+			break;
+		default:
+			usage(argv[0]);
+			return 2;
+		}
+	}
+	if (opt.runs < 1 || opt.runs > MAX_RUNS || opt.addrs < PEER_BURST) {
+		usage(argv[0]);
+		return 2;
+	}
+	opt.summary = tmpfile();
+	printf("TSC %.3f GHz\n", (double)rte_get_tsc_hz() / 1e9);
+	static const struct family_setup fams[] = {
+		{FIB_AF_INET, "prefixes-v4.txt.gz", "4", peer_rte_fib, peer_rte_lpm, 0},
+		{FIB_AF_INET6, "prefixes-v6.txt.gz", "6", peer_rte_fib6, peer_rte_lpm6, 3},
+	};
+	int rc = 0;
+	for (unsigned int i = 0; i < 2 && rc == 0; i++)
+		if (opt.only == NULL || strcmp(opt.only, fams[i].tag) == 0)
+			rc = run_family(&fams[i]);
+	if (rc == 0 && (opt.only == NULL || strcmp(opt.only, "rules") == 0))
+		rc = bench_rules();
+	if (rc < 0) {
+		fprintf(stderr, "benchmark failed: %s\n", strerror(-rc));
+		return 1;
+	}
+	/* The summary, one "name value" per line, for scripts. */
+	char line[128];
+	rewind(opt.summary);
+	printf("\nsummary\n");
+	while (fgets(line, sizeof(line), opt.summary))
+		fputs(line, stdout);
+	rte_eal_cleanup();
+	return 0;
+}

@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * fib: the router's forwarding information base.
+ *
+ * A struct fib holds any number of routing tables (ids 1..2^32-1, main is
+ * 254, as in Linux) and the policy rules that choose between them. Each
+ * table has an IPv4 and an IPv6 RIB (every route, every metric) and a
+ * lookup structure holding the best route's nexthop index per address:
+ * DIR-24-8 for IPv4, a 24-8-8-... multibit trie for IPv6.
+ *
+ * Threads: every function that changes the fib (route_*, rule_*, create,
+ * free) must be called from one thread, the writer (the control core).
+ * The lookup functions may be called concurrently from any number of
+ * reader threads that are registered with the rte_rcu_qsbr variable given
+ * in fib_conf and report quiescent states: a reader sees, for every
+ * address, either the old or the new answer of an update, never a
+ * half-written group and never freed memory.
+ *
+ * Errors: functions returning int return 0 or a negative errno value.
+ */
+#ifndef ROUTER_FIB_H
+#define ROUTER_FIB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct rte_rcu_qsbr;
+struct fib;
+struct fib_table;
+
+#define FIB_TABLE_MAIN 254u
+
+/* Lookup result meaning "no route". Nexthop indices are 1..FIB_NH_MAX. */
+#define FIB_NH_NONE 0u
+#define FIB_NH_MAX 0x7fffffffu
+
+enum fib_route_type {
+	FIB_RT_UNICAST,
+	FIB_RT_LOCAL,
+	FIB_RT_BLACKHOLE,
+	FIB_RT_UNREACHABLE,
+	FIB_RT_PROHIBIT,
+	FIB_RT_COUNT,
+};
+
+/* Address families, with Linux's values. */
+#define FIB_AF_INET 2
+#define FIB_AF_INET6 10
+
+struct fib_prefix {
+	uint8_t family; /* FIB_AF_INET or FIB_AF_INET6 */
+	uint8_t len;    /* 0..32 or 0..128 */
+	union {
+		uint32_t v4;    /* host byte order */
+		uint8_t v6[16]; /* network byte order */
+	} addr;
+};
+
+struct fib_route {
+	struct fib_prefix dst;
+	uint32_t table;  /* 0 means FIB_TABLE_MAIN */
+	uint32_t metric; /* lower is preferred */
+	uint32_t nh;     /* nexthop or group index; required for unicast */
+	uint8_t type;    /* enum fib_route_type */
+	uint8_t origin;  /* protocol tag, opaque to the fib */
+};
+
+struct fib_conf {
+	/* QSBR variable the readers report to; NULL when there are none. */
+	struct rte_rcu_qsbr *qsbr;
+	/* Second-level groups (256 entries of 4 bytes) per table and family;
+	 * 0 picks the default. */
+	uint32_t groups4;
+	uint32_t groups6;
+	/* Lookup result installed for routes and rule actions of each
+	 * non-unicast type (local, blackhole, unreachable, prohibit). Each
+	 * must be a valid nexthop index. type_nh[FIB_RT_UNICAST] is unused. */
+	uint32_t type_nh[FIB_RT_COUNT];
+};
+
+/**
+ * Create an empty fib holding the main table.
+ * @return the fib, or NULL with errno set (EINVAL, ENOMEM).
+ */
+struct fib *fib_create(const struct fib_conf *conf);
+
+/** Free a fib. Readers must no longer use it. NULL is accepted. */
+void fib_free(struct fib *fib);
+
+/**
+ * Add a route. The table is created if needed.
+ * @return 0; -EEXIST if (table, prefix, metric) exists; -EINVAL for a bad
+ *   prefix, type or nexthop; -ENOSPC when the lookup structure has no
+ *   group left, in which case nothing was changed; -ENOMEM.
+ */
+int fib_route_add(struct fib *fib, const struct fib_route *r);
+
+/**
+ * Add a route, or overwrite the one with the same (table, prefix, metric).
+ * @return as fib_route_add, never -EEXIST. On error the old route stays.
+ */
+int fib_route_replace(struct fib *fib, const struct fib_route *r);
+
+/**
+ * Delete a route. With any_metric, the preferred route of the prefix is
+ * deleted; otherwise only the one with r->metric. Only r->table, r->dst
+ * and r->metric are read.
+ * @return 0; -ENOENT if there is no such route; -ENOSPC (rare: the
+ *   deletion had to split a merged group and none was left; nothing
+ *   changed).
+ */
+int fib_route_del(struct fib *fib, const struct fib_route *r, bool any_metric);
+
+/**
+ * Exact match: the route for (table, prefix, metric), or with any_metric
+ * the preferred route of the prefix.
+ * @return 0 with *out filled, or -ENOENT.
+ */
+int fib_route_get(const struct fib *fib, const struct fib_route *key, bool any_metric,
+		  struct fib_route *out);
+
+/**
+ * Longest-prefix match of one address (dst.len ignored) in a table,
+ * returning the preferred route. Writer thread only: it reads the RIB.
+ * @return 0 with *out filled, or -ENOENT when no route covers the address.
+ */
+int fib_route_match(const struct fib *fib, uint32_t table, const struct fib_prefix *addr,
+		    struct fib_route *out);
+
+/** Callback for fib_route_walk(); a non-zero return stops the walk. */
+typedef int (*fib_route_cb)(const struct fib_route *r, void *arg);
+
+/**
+ * Visit every route of a table and family in prefix order (address, then
+ * length, then metric).
+ * @return 0, the callback's non-zero value, or -ENOENT for no such table.
+ */
+int fib_route_walk(const struct fib *fib, uint32_t table, uint8_t family, fib_route_cb cb,
+		   void *arg);
+
+/** Number of routes in a table and family (all metrics). */
+uint32_t fib_route_count(const struct fib *fib, uint32_t table, uint8_t family);
+
+/** Memory used by a table, lookup structures and RIB, in bytes. */
+struct fib_mem_stats {
+	uint64_t tbl24_bytes;  /* first-level arrays, both families */
+	uint64_t groups_bytes; /* second-level groups in use, both families */
+	uint32_t groups4_used, groups6_used;
+	uint64_t rib_bytes; /* RIB nodes and routes */
+};
+int fib_table_mem(const struct fib *fib, uint32_t table, struct fib_mem_stats *st);
+
+/**
+ * Reclaim memory whose grace period has ended. The writer calls it
+ * periodically; route updates call it too when they run short.
+ */
+void fib_reclaim(struct fib *fib);
+
+/*
+ * Reader side. A table pointer stays valid until fib_free().
+ */
+
+/** The table with this id, or NULL if it has never been created. */
+const struct fib_table *fib_table_lookup(const struct fib *fib, uint32_t id);
+
+/** IPv4 longest-prefix match; dst in host byte order. */
+uint32_t fib_lookup4(const struct fib_table *t, uint32_t dst);
+
+/** IPv4 lookups for a burst; n may be any size. */
+void fib_lookup4_bulk(const struct fib_table *t, const uint32_t *dst, uint32_t *nh, unsigned int n);
+
+/** IPv6 longest-prefix match; dst in network byte order. */
+uint32_t fib_lookup6(const struct fib_table *t, const uint8_t dst[16]);
+
+/** IPv6 lookups for a burst, given pointers to the addresses. */
+void fib_lookup6_bulk(const struct fib_table *t, const uint8_t *const dst[], uint32_t *nh,
+		      unsigned int n);
+
+/*
+ * Policy rules, as in Linux `ip rule`. Rules are tried in priority order;
+ * a "table" rule whose table has no matching route falls through to the
+ * next rule. The implicit last rule, priority 32766, looks up main. Local
+ * routes (which live in main, see docs/fib.md) are always matched before
+ * any rule, as Linux's priority-0 "lookup local" rule does.
+ */
+enum fib_rule_action {
+	FIB_RULE_TABLE,
+	FIB_RULE_BLACKHOLE,
+	FIB_RULE_UNREACHABLE,
+	FIB_RULE_PROHIBIT,
+};
+
+#define FIB_IIF_ANY 0xffffu
+#define FIB_DSCP_ANY 0xffu
+#define FIB_RULE_PRIO_MAIN 32766u
+
+struct fib_rule {
+	uint32_t priority;
+	uint8_t family;
+	uint8_t action;        /* enum fib_rule_action */
+	uint8_t dscp;          /* 0..63, or FIB_DSCP_ANY */
+	uint16_t iif;          /* input port, or FIB_IIF_ANY */
+	struct fib_prefix src; /* len 0 matches any source */
+	struct fib_prefix dst; /* len 0 matches any destination */
+	uint32_t table;        /* for FIB_RULE_TABLE; 0 means main */
+};
+
+/** @return 0, -EEXIST for an identical rule, -EINVAL, -ENOMEM. */
+int fib_rule_add(struct fib *fib, const struct fib_rule *rule);
+/** Delete the first rule equal to *rule. @return 0 or -ENOENT. */
+int fib_rule_del(struct fib *fib, const struct fib_rule *rule);
+/** Visit the rules of a family in evaluation order, implicit main included. */
+typedef int (*fib_rule_cb)(const struct fib_rule *rule, void *arg);
+int fib_rule_walk(const struct fib *fib, uint8_t family, fib_rule_cb cb, void *arg);
+
+/** Reader: true when custom rules exist for the family (check per burst). */
+bool fib_rules_active(const struct fib *fib, uint8_t family);
+
+/**
+ * Reader: route through the rules (call only when fib_rules_active()).
+ * main_nh is the destination's result in the main table, which the caller
+ * has already looked up in bulk.
+ */
+uint32_t fib_rule_route4(const struct fib *fib, uint32_t src, uint32_t dst, uint16_t iif,
+			 uint8_t dscp, uint32_t main_nh);
+uint32_t fib_rule_route6(const struct fib *fib, const uint8_t src[16], const uint8_t dst[16],
+			 uint16_t iif, uint8_t dscp, uint32_t main_nh);
+
+#endif /* ROUTER_FIB_H */

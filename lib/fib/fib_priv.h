@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef FIB_PRIV_H
+#define FIB_PRIV_H
+
+#include <stdint.h>
+
+#include "defer.h"
+#include "fib.h"
+#include "key.h"
+
+struct fib_table;
+
+/* Tables by id, sorted; replaced whole (copy, publish, defer) on change. */
+struct table_set {
+	uint32_t n;
+	struct {
+		uint32_t id;
+		struct fib_table *t;
+	} e[];
+};
+
+/* A rule as readers evaluate it. 64 bytes of selectors first: one line. */
+struct rule_rt {
+	fib_key_t src, src_mask;
+	fib_key_t dst, dst_mask;
+	const struct fib_table *table; /* FIB_RULE_TABLE */
+	uint32_t result;               /* other actions: the type's nexthop */
+	uint16_t iif;
+	uint8_t dscp;
+	uint8_t action;
+};
+
+/* The custom rules of one family plus the implicit main rule, in
+ * evaluation order. Immutable once published. */
+struct rule_set {
+	uint32_t n;
+	struct rule_rt r[];
+};
+
+struct rule_list {
+	struct fib_rule *r; /* custom rules, by priority, then age */
+	uint32_t n, cap;
+};
+
+struct fib {
+	/* Read by readers: written only when tables or rules change. */
+	struct table_set *tables;
+	struct rule_set *rules[2]; /* [0] IPv4, [1] IPv6; NULL: no custom rules */
+	struct fib_table *main;
+	uint32_t local_nh;
+	/* Writer only. */
+	_Alignas(64) struct fib_conf conf;
+	struct defer defer;
+	struct rule_list rule_list[2];
+};
+
+/* Writer: the table with this id, created if absent; NULL if out of memory. */
+struct fib_table *fib_table_get_or_create(struct fib *fib, uint32_t id);
+/* Writer: free the custom rules. */
+void rules_fini(struct fib *fib);
+
+static inline unsigned int
+family_index(uint8_t af)
+{
+	return af == FIB_AF_INET6;
+}
+
+#endif

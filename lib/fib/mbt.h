@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * mbt: the multibit lookup table behind both families.
+ *
+ * A first level of 2^24 entries indexed by the top 24 address bits, then
+ * groups of 256 entries, each indexed by the next 8 bits. IPv4 uses two
+ * levels (DIR-24-8: one read, or two for prefixes longer than /24); IPv6
+ * uses fourteen (24 + 13 x 8 = 128 bits: at most 14 dependent reads, and
+ * 2 to 4 for the /32../48 prefixes that make up most real tables).
+ *
+ * Entry format, 32 bits, so that 16 entries fill a cache line and a
+ * group is exactly 16 lines:
+ *   bit 0 = 0: bits 31..1 are the nexthop index (0 = no route);
+ *   bit 0 = 1: bits 31..1 are the offset, in entries, of a child group
+ *              in the group array (group number x 256), so a reader adds
+ *              the next address byte and reads, without a multiply.
+ *
+ * Writer: one thread. Readers: any number, lock-free. The writer builds
+ * a new group completely before a release store publishes it, overwrites
+ * entries with single aligned 32-bit stores (never torn), and hands
+ * unpublished groups to the QSBR defer queue, so a reader walking an old
+ * path finishes it on memory that is still intact.
+ */
+#ifndef FIB_MBT_H
+#define FIB_MBT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "key.h"
+
+struct defer;
+
+#define MBT_TBL24_BITS 24
+#define MBT_TBL24_SIZE (1u << MBT_TBL24_BITS)
+#define MBT_GROUP_BITS 8
+#define MBT_GROUP_SIZE (1u << MBT_GROUP_BITS)
+#define MBT_EXT 1u
+#define MBT_LEVELS4 2
+#define MBT_LEVELS6 14
+/* Group offsets must fit in 31 bits. */
+#define MBT_GROUPS_MAX ((1u << (31 - MBT_GROUP_BITS)) - 1)
+
+struct mbt {
+	/* Read by readers on every lookup. tbl24 starts as the process's
+	 * shared zero table and is replaced, once, by a table of its own
+	 * when the first route arrives: empty families cost no memory. */
+	uint32_t *tbl24;
+	uint32_t *groups;
+	/* Writer only, on its own cache line: the writer updates these on
+	 * every split and merge, and readers must not lose their line. */
+	_Alignas(64) uint8_t levels;
+	uint32_t ngroups;     /* capacity */
+	uint32_t fresh;       /* groups [fresh, ngroups) were never used */
+	uint32_t nfree;       /* groups on free_stack */
+	uint32_t *free_stack; /* released groups, ready for reuse */
+	uint32_t used;        /* groups published or awaiting their grace period */
+	bool own_tbl24;       /* tbl24 is ours, not the shared zero table */
+	struct defer *defer;
+};
+
+/* An inclusive range of keys, aligned to the family's address width. */
+struct mbt_range {
+	fib_key_t lo, hi;
+};
+
+/* @return 0 or -ENOMEM. */
+int mbt_init(struct mbt *m, unsigned int levels, uint32_t ngroups, struct defer *defer);
+void mbt_fini(struct mbt *m);
+
+/*
+ * Make every key of the n ranges (sorted, disjoint) answer nh. Groups
+ * needed are counted first: -ENOSPC (or -ENOMEM) is returned with the
+ * table untouched when they are not all available.
+ */
+int mbt_write(struct mbt *m, const struct mbt_range *r, uint32_t n, uint32_t nh);
+
+/* Reference lookup for one key, for tests and the control path. */
+uint32_t mbt_get(const struct mbt *m, fib_key_t key);
+
+#endif

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rib: every route of one table and family, in a path-compressed binary
+ * trie (a PATRICIA trie) keyed by prefix. A node is a prefix; it holds
+ * the routes for that prefix sorted by metric, or none when it only
+ * joins two subtrees (a glue node). N prefixes take at most 2N - 1 nodes.
+ *
+ * The lookup structures are derived from it: the region a node's best
+ * route owns is its prefix minus the prefixes of its nearest routed
+ * descendants (rib_ranges), and what that region shows without the node
+ * is the best route of its nearest routed ancestor (rib_covering).
+ *
+ * Writer thread only: readers never see the RIB.
+ */
+#ifndef FIB_RIB_H
+#define FIB_RIB_H
+
+#include <stdint.h>
+
+#include "key.h"
+#include "mbt.h"
+#include "slab.h"
+
+struct rib_route {
+	struct rib_route *next; /* the route with the next higher metric */
+	uint32_t metric;
+	uint32_t nh;
+	uint8_t type;
+	uint8_t origin;
+};
+
+struct rib_node {
+	fib_key_t key;             /* prefix, host bits zero */
+	struct rib_node *child[2]; /* by the bit after the prefix */
+	struct rib_node *parent;
+	struct rib_route *routes; /* lowest metric first; NULL for glue */
+	uint8_t len;
+};
+
+struct rib {
+	struct rib_node *root;
+	uint32_t nroutes;
+	struct slab nodes;
+	struct slab route_slab;
+};
+
+/* A growable array of ranges, reused between updates. */
+struct range_buf {
+	struct mbt_range *r;
+	uint32_t n, cap;
+};
+
+void rib_init(struct rib *rib);
+void rib_fini(struct rib *rib);
+
+/* The node for exactly key/len, or NULL. */
+struct rib_node *rib_find(const struct rib *rib, fib_key_t key, unsigned int len);
+/* The node for key/len, created (as glue) if absent; NULL if out of memory. */
+struct rib_node *rib_insert(struct rib *rib, fib_key_t key, unsigned int len);
+/* Remove a node left without routes, if the trie no longer needs it. */
+void rib_prune(struct rib *rib, struct rib_node *n);
+/* The longest routed prefix containing key, or NULL. */
+struct rib_node *rib_match(const struct rib *rib, fib_key_t key);
+/* The nearest routed strict ancestor of n, or NULL. */
+struct rib_node *rib_covering(const struct rib_node *n);
+/* Replace buf's contents with the ranges n's routes own. @return 0 or -ENOMEM. */
+int rib_ranges(const struct rib_node *n, struct range_buf *buf);
+void range_buf_free(struct range_buf *buf);
+
+/* Visit routed nodes in prefix order; a non-zero return stops the walk. */
+typedef int (*rib_node_cb)(const struct rib_node *n, void *arg);
+int rib_walk(const struct rib *rib, rib_node_cb cb, void *arg);
+
+struct rib_route *rib_route_alloc(struct rib *rib);
+void rib_route_free(struct rib *rib, struct rib_route *r);
+
+#endif

@@ -1,0 +1,293 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Route updates: the RIB decides, the lookup structure follows.
+ *
+ * A prefix's installed value is the nexthop of its lowest-metric route
+ * (for non-unicast types, the conf's type_nh). Every change rewrites the
+ * region the prefix owns (rib_ranges) with the new value: the route's
+ * own value when it becomes preferred, the covering prefix's value when
+ * its last route goes. The write is all or nothing (mbt_write counts its
+ * groups first), so on error the RIB change is undone and the table is as
+ * it was.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "defer.h"
+#include "table.h"
+
+#define GROUPS4_DEFAULT (1u << 16) /* 64 MiB of address space, touched on use */
+#define GROUPS6_DEFAULT (1u << 20) /* 1 GiB of address space, touched on use */
+
+struct fib_table *
+table_create(uint32_t id, const struct fib_conf *conf, struct defer *defer)
+{
+	struct fib_table *t = aligned_alloc(64, sizeof(*t));
+	if (t == NULL)
+		return NULL;
+	memset(t, 0, sizeof(*t));
+	t->id = id;
+	t->type_nh = conf->type_nh;
+	rib_init(&t->rib4);
+	rib_init(&t->rib6);
+	uint32_t g4 = conf->groups4 ? conf->groups4 : GROUPS4_DEFAULT;
+	uint32_t g6 = conf->groups6 ? conf->groups6 : GROUPS6_DEFAULT;
+	if (mbt_init(&t->v4, MBT_LEVELS4, g4, defer) < 0 ||
+	    mbt_init(&t->v6, MBT_LEVELS6, g6, defer) < 0) {
+		table_free(t);
+		return NULL;
+	}
+	return t;
+}
+
+void
+table_free(struct fib_table *t)
+{
+	if (t == NULL)
+		return;
+	mbt_fini(&t->v4);
+	mbt_fini(&t->v6);
+	rib_fini(&t->rib4);
+	rib_fini(&t->rib6);
+	range_buf_free(&t->ranges);
+	free(t);
+}
+
+struct fam {
+	struct rib *rib;
+	struct mbt *mbt;
+	unsigned int max_len;
+};
+
+static struct fam
+family(const struct fib_table *t, uint8_t af)
+{
+	struct fib_table *w = (struct fib_table *)t;
+	if (af == FIB_AF_INET)
+		return (struct fam){&w->rib4, &w->v4, 32};
+	return (struct fam){&w->rib6, &w->v6, 128};
+}
+
+static fib_key_t
+prefix_key(const struct fib_prefix *p)
+{
+	return p->family == FIB_AF_INET ? key_from_v4(p->addr.v4) : key_from_v6(p->addr.v6);
+}
+
+static void
+key_to_prefix(fib_key_t k, unsigned int len, uint8_t af, struct fib_prefix *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->family = af;
+	p->len = (uint8_t)len;
+	if (af == FIB_AF_INET)
+		p->addr.v4 = key_to_v4(k);
+	else
+		key_to_v6(k, p->addr.v6);
+}
+
+static uint32_t
+route_value(const struct fib_table *t, const struct rib_route *r)
+{
+	return r->type == FIB_RT_UNICAST ? r->nh : t->type_nh[r->type];
+}
+
+/* What the node's region shows when the node has no route. */
+static uint32_t
+covering_value(const struct fib_table *t, const struct rib_node *n)
+{
+	const struct rib_node *c = rib_covering(n);
+	return c ? route_value(t, c->routes) : FIB_NH_NONE;
+}
+
+static int
+install(struct fib_table *t, struct fam f, const struct rib_node *n, uint32_t val)
+{
+	int rc = rib_ranges(n, &t->ranges);
+	if (rc == 0)
+		rc = mbt_write(f.mbt, t->ranges.r, t->ranges.n, val);
+	return rc;
+}
+
+static void
+route_fill(const struct fib_table *t, const struct rib_node *n, const struct rib_route *r,
+	   uint8_t af, struct fib_route *out)
+{
+	key_to_prefix(n->key, n->len, af, &out->dst);
+	out->table = t->id;
+	out->metric = r->metric;
+	out->nh = r->nh;
+	out->type = r->type;
+	out->origin = r->origin;
+}
+
+static struct rib_route **
+route_slot(struct rib_node *n, uint32_t metric)
+{
+	struct rib_route **p = &n->routes;
+	while (*p != NULL && (*p)->metric < metric)
+		p = &(*p)->next;
+	return p;
+}
+
+static int
+replace_existing(struct fib_table *t, struct fam f, struct rib_node *n, struct rib_route *r,
+		 const struct fib_route *nr)
+{
+	struct rib_route saved = *r;
+	uint32_t old = route_value(t, n->routes);
+	r->nh = nr->nh;
+	r->type = nr->type;
+	r->origin = nr->origin;
+	uint32_t val = route_value(t, n->routes);
+	int rc = val == old ? 0 : install(t, f, n, val);
+	if (rc < 0)
+		*r = saved;
+	return rc;
+}
+
+int
+table_route_add(struct fib_table *t, const struct fib_route *nr, bool replace)
+{
+	struct fam f = family(t, nr->dst.family);
+	fib_key_t key = prefix_key(&nr->dst);
+	struct rib_node *n = rib_find(f.rib, key, nr->dst.len);
+
+	if (n != NULL) {
+		struct rib_route *cur = *route_slot(n, nr->metric);
+		if (cur != NULL && cur->metric == nr->metric) {
+			if (!replace)
+				return -EEXIST;
+			return replace_existing(t, f, n, cur, nr);
+		}
+	}
+	bool created = n == NULL;
+	if (created && (n = rib_insert(f.rib, key, nr->dst.len)) == NULL)
+		return -ENOMEM;
+	uint32_t old = n->routes ? route_value(t, n->routes) : covering_value(t, n);
+	struct rib_route *r = rib_route_alloc(f.rib);
+	if (r == NULL) {
+		if (created)
+			rib_prune(f.rib, n);
+		return -ENOMEM;
+	}
+	r->metric = nr->metric;
+	r->nh = nr->nh;
+	r->type = nr->type;
+	r->origin = nr->origin;
+	struct rib_route **slot = route_slot(n, nr->metric);
+	r->next = *slot;
+	*slot = r;
+
+	uint32_t val = route_value(t, n->routes);
+	int rc = val == old ? 0 : install(t, f, n, val);
+	if (rc < 0) {
+		*slot = r->next;
+		rib_route_free(f.rib, r);
+		rib_prune(f.rib, n);
+		return rc;
+	}
+	f.rib->nroutes++;
+	return 0;
+}
+
+int
+table_route_del(struct fib_table *t, const struct fib_route *key, bool any_metric)
+{
+	struct fam f = family(t, key->dst.family);
+	struct rib_node *n = rib_find(f.rib, prefix_key(&key->dst), key->dst.len);
+	if (n == NULL || n->routes == NULL)
+		return -ENOENT;
+	struct rib_route **slot = any_metric ? &n->routes : route_slot(n, key->metric);
+	struct rib_route *r = *slot;
+	if (r == NULL || (!any_metric && r->metric != key->metric))
+		return -ENOENT;
+
+	uint32_t old = route_value(t, n->routes), val = old;
+	if (r == n->routes)
+		val = r->next ? route_value(t, r->next) : covering_value(t, n);
+	if (val != old) {
+		int rc = install(t, f, n, val);
+		if (rc < 0)
+			return rc;
+	}
+	*slot = r->next;
+	rib_route_free(f.rib, r);
+	rib_prune(f.rib, n);
+	f.rib->nroutes--;
+	return 0;
+}
+
+int
+table_route_get(const struct fib_table *t, const struct fib_route *key, bool any_metric,
+		struct fib_route *out)
+{
+	struct fam f = family(t, key->dst.family);
+	struct rib_node *n = rib_find(f.rib, prefix_key(&key->dst), key->dst.len);
+	if (n == NULL || n->routes == NULL)
+		return -ENOENT;
+	struct rib_route *r = any_metric ? n->routes : *route_slot(n, key->metric);
+	if (r == NULL || (!any_metric && r->metric != key->metric))
+		return -ENOENT;
+	route_fill(t, n, r, key->dst.family, out);
+	return 0;
+}
+
+int
+table_route_match(const struct fib_table *t, const struct fib_prefix *addr, struct fib_route *out)
+{
+	struct fam f = family(t, addr->family);
+	const struct rib_node *n = rib_match(f.rib, prefix_key(addr));
+	if (n == NULL)
+		return -ENOENT;
+	route_fill(t, n, n->routes, addr->family, out);
+	return 0;
+}
+
+struct walk_ctx {
+	const struct fib_table *t;
+	uint8_t af;
+	fib_route_cb cb;
+	void *arg;
+};
+
+static int
+walk_node(const struct rib_node *n, void *arg)
+{
+	struct walk_ctx *w = arg;
+	struct fib_route r;
+	for (const struct rib_route *rr = n->routes; rr != NULL; rr = rr->next) {
+		route_fill(w->t, n, rr, w->af, &r);
+		int rc = w->cb(&r, w->arg);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int
+table_route_walk(const struct fib_table *t, uint8_t af, fib_route_cb cb, void *arg)
+{
+	struct walk_ctx w = {t, af, cb, arg};
+	return rib_walk(family(t, af).rib, walk_node, &w);
+}
+
+uint32_t
+table_route_count(const struct fib_table *t, uint8_t af)
+{
+	return family(t, af).rib->nroutes;
+}
+
+void
+table_mem(const struct fib_table *t, struct fib_mem_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->tbl24_bytes =
+		((uint64_t)t->v4.own_tbl24 + t->v6.own_tbl24) * MBT_TBL24_SIZE * sizeof(uint32_t);
+	st->groups4_used = t->v4.used;
+	st->groups6_used = t->v6.used;
+	st->groups_bytes = ((uint64_t)t->v4.used + t->v6.used) * MBT_GROUP_SIZE * sizeof(uint32_t);
+	st->rib_bytes = t->rib4.nodes.bytes + t->rib4.route_slab.bytes + t->rib6.nodes.bytes +
+			t->rib6.route_slab.bytes;
+}

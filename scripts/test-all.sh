@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Runs every test suite and prints one summary line. Each phase is one or
+# more "tests": meson tests count one each; script phases count one each.
+# Exit status: 0 only when nothing failed.
+set -uo pipefail
+build=${1:-build}
+build_san=${2:-build-san}
+cd "$(dirname "$0")/.."
+
+passed=0
+failed=0
+failures=()
+
+# Count the results meson recorded in its JSON log for the last run.
+meson_counts() {
+	local log=$1/meson-logs/testlog.json
+	local ok fail
+	ok=$(grep -c '"result": "OK"' "$log" 2>/dev/null || true)
+	fail=$(grep -c -E '"result": "(FAIL|TIMEOUT|ERROR|UNEXPECTEDPASS)"' "$log" 2>/dev/null || true)
+	passed=$((passed + ${ok:-0}))
+	failed=$((failed + ${fail:-0}))
+	if [ "${fail:-0}" -gt 0 ]; then
+		failures+=("$(grep -E '"result": "(FAIL|TIMEOUT|ERROR)"' "$log" |
+			sed -E 's/.*"name": "([^"]+)".*/\1/' | tr '\n' ' ')")
+	fi
+}
+
+phase() {
+	echo
+	echo "=== $* ==="
+}
+
+phase "unit tests ($build)"
+meson test -C "$build" --suite unit --print-errorlogs
+meson_counts "$build"
+
+phase "unit tests, address and undefined-behaviour sanitizers ($build_san)"
+if [ ! -f "$build_san/build.ninja" ]; then
+	meson setup "$build_san" -Db_sanitize=address,undefined -Db_lundef=false \
+		-Dbuildtype=debugoptimized -Dbench=false >/dev/null
+fi
+if ninja -C "$build_san" >"$build_san.log" 2>&1; then
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		meson test -C "$build_san" --suite unit --print-errorlogs --timeout-multiplier 4
+	meson_counts "$build_san"
+else
+	cat "$build_san.log"
+	failed=$((failed + 1))
+	failures+=("sanitizer build")
+fi
+
+phase "benchmarks, smoke run"
+if meson test -C "$build" --suite bench-smoke --print-errorlogs; then :; fi
+meson_counts "$build"
+
+for t in tests/integration/*.sh; do
+	[ -e "$t" ] || continue
+	phase "integration: $t"
+	if bash "$t" "$build"; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+		failures+=("$t")
+	fi
+done
+
+echo
+if [ "$failed" -gt 0 ]; then
+	echo "failed: ${failures[*]}"
+fi
+echo "$((passed + failed)) tests run"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

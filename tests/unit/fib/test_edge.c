@@ -1,0 +1,289 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Route semantics at the edges: /0, /32, /128, nesting, tables, metrics. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "fib_test.h"
+
+static int
+setup(void **state)
+{
+	struct fib_conf c = test_conf();
+	*state = fib_create(&c);
+	return *state ? 0 : -1;
+}
+
+static int
+teardown(void **state)
+{
+	fib_free(*state);
+	return 0;
+}
+
+static void
+test_default_and_host_routes(void **state)
+{
+	struct fib *f = *state;
+	struct fib_route r;
+
+	assert_int_equal(L(f, 0, "192.0.2.1"), FIB_NH_NONE);
+	r = R("0.0.0.0/0", 7, 0, 0);
+	assert_int_equal(fib_route_add(f, &r), 0);
+	assert_int_equal(L(f, 0, "0.0.0.0"), 7);
+	assert_int_equal(L(f, 0, "255.255.255.255"), 7);
+	r = R("255.255.255.255/32", 8, 0, 0);
+	assert_int_equal(fib_route_add(f, &r), 0);
+	assert_int_equal(L(f, 0, "255.255.255.255"), 8);
+	assert_int_equal(L(f, 0, "255.255.255.254"), 7);
+	r = R("0.0.0.0/32", 9, 0, 0);
+	assert_int_equal(fib_route_add(f, &r), 0);
+	assert_int_equal(L(f, 0, "0.0.0.0"), 9);
+	assert_int_equal(L(f, 0, "0.0.0.1"), 7);
+	assert_int_equal(D(f, "0.0.0.0/0", 0, 0, true), 0);
+	assert_int_equal(L(f, 0, "0.0.0.1"), FIB_NH_NONE);
+	assert_int_equal(L(f, 0, "0.0.0.0"), 9);
+	assert_int_equal(L(f, 0, "255.255.255.255"), 8);
+
+	r = R("::/0", 17, 1024, 0);
+	assert_int_equal(fib_route_add(f, &r), 0);
+	r = R("2001:db8::1/128", 18, 1024, 0);
+	assert_int_equal(fib_route_add(f, &r), 0);
+	r = R("ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff/128", 19, 1024, 0);
+	assert_int_equal(fib_route_add(f, &r), 0);
+	assert_int_equal(L(f, 0, "2001:db8::1"), 18);
+	assert_int_equal(L(f, 0, "2001:db8::2"), 17);
+	assert_int_equal(L(f, 0, "2001:db8::"), 17);
+	assert_int_equal(L(f, 0, "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff"), 19);
+	assert_int_equal(L(f, 0, "ffff:ffff:ffff:ffff:ffff:ffff:ffff:fffe"), 17);
+	assert_int_equal(L(f, 0, "::"), 17);
+	assert_int_equal(D(f, "::/0", 1024, 0, false), 0);
+	assert_int_equal(L(f, 0, "::"), FIB_NH_NONE);
+	assert_int_equal(L(f, 0, "2001:db8::1"), 18);
+	assert_int_equal(fib_route_count(f, 0, FIB_AF_INET6), 2);
+}
+
+static void
+test_nested_and_covering_delete(void **state)
+{
+	struct fib *f = *state;
+	const char *chain[] = {"10.0.0.0/8",    "10.1.0.0/16",   "10.1.2.0/24",
+			       "10.1.2.128/25", "10.1.2.192/28", "10.1.2.200/32"};
+	for (unsigned int i = 0; i < 6; i++) {
+		struct fib_route r = R(chain[i], 100 + i, 0, 0);
+		assert_int_equal(fib_route_add(f, &r), 0);
+	}
+	assert_int_equal(L(f, 0, "10.2.0.0"), 100);
+	assert_int_equal(L(f, 0, "10.1.3.0"), 101);
+	assert_int_equal(L(f, 0, "10.1.2.1"), 102);
+	assert_int_equal(L(f, 0, "10.1.2.129"), 103);
+	assert_int_equal(L(f, 0, "10.1.2.193"), 104);
+	assert_int_equal(L(f, 0, "10.1.2.200"), 105);
+	assert_int_equal(L(f, 0, "10.1.2.201"), 104);
+	assert_int_equal(L(f, 0, "10.1.2.208"), 103);
+
+	/* Delete covering prefixes under their more-specifics. */
+	assert_int_equal(D(f, "10.1.2.0/24", 0, 0, true), 0);
+	assert_int_equal(L(f, 0, "10.1.2.1"), 101);
+	assert_int_equal(L(f, 0, "10.1.2.129"), 103);
+	assert_int_equal(L(f, 0, "10.1.2.200"), 105);
+	assert_int_equal(D(f, "10.1.2.128/25", 0, 0, true), 0);
+	assert_int_equal(L(f, 0, "10.1.2.129"), 101);
+	assert_int_equal(L(f, 0, "10.1.2.193"), 104);
+	assert_int_equal(D(f, "10.0.0.0/8", 0, 0, true), 0);
+	assert_int_equal(L(f, 0, "10.2.0.0"), FIB_NH_NONE);
+	assert_int_equal(L(f, 0, "10.1.2.200"), 105);
+	/* Add the covering ones back: the more-specifics stay in front. */
+	struct fib_route r = R("10.0.0.0/8", 200, 0, 0);
+	assert_int_equal(fib_route_add(f, &r), 0);
+	assert_int_equal(L(f, 0, "10.1.2.200"), 105);
+	assert_int_equal(L(f, 0, "10.1.2.1"), 101);
+	assert_int_equal(L(f, 0, "10.9.9.9"), 200);
+
+	/* The same in IPv6, across several trie levels. */
+	const char *chain6[] = {"2001:db8::/32", "2001:db8:1::/48", "2001:db8:1:2::/64",
+				"2001:db8:1:2::100/120", "2001:db8:1:2::1ff/128"};
+	for (unsigned int i = 0; i < 5; i++) {
+		r = R(chain6[i], 300 + i, 1024, 0);
+		assert_int_equal(fib_route_add(f, &r), 0);
+	}
+	assert_int_equal(L(f, 0, "2001:db8:2::1"), 300);
+	assert_int_equal(L(f, 0, "2001:db8:1:3::1"), 301);
+	assert_int_equal(L(f, 0, "2001:db8:1:2::1"), 302);
+	assert_int_equal(L(f, 0, "2001:db8:1:2::1fe"), 303);
+	assert_int_equal(L(f, 0, "2001:db8:1:2::1ff"), 304);
+	assert_int_equal(D(f, "2001:db8:1:2::/64", 1024, 0, false), 0);
+	assert_int_equal(L(f, 0, "2001:db8:1:2::1"), 301);
+	assert_int_equal(L(f, 0, "2001:db8:1:2::1ff"), 304);
+	assert_int_equal(D(f, "2001:db8::/32", 1024, 0, false), 0);
+	assert_int_equal(L(f, 0, "2001:db8:2::1"), FIB_NH_NONE);
+	assert_int_equal(L(f, 0, "2001:db8:1:2::100"), 303);
+}
+
+static void
+test_two_tables(void **state)
+{
+	struct fib *f = *state;
+	struct fib_route a = R("198.51.100.0/24", 1, 0, 0), b = R("198.51.100.0/24", 2, 0, 100);
+	assert_int_equal(fib_route_add(f, &a), 0);
+	assert_null(fib_table_lookup(f, 100));
+	assert_int_equal(fib_route_add(f, &b), 0);
+	assert_non_null(fib_table_lookup(f, 100));
+	assert_int_equal(L(f, 0, "198.51.100.7"), 1);
+	assert_int_equal(L(f, FIB_TABLE_MAIN, "198.51.100.7"), 1);
+	assert_int_equal(L(f, 100, "198.51.100.7"), 2);
+	assert_int_equal(fib_route_del(f, &b, false), 0);
+	assert_int_equal(L(f, 100, "198.51.100.7"), FIB_NH_NONE);
+	assert_int_equal(L(f, 0, "198.51.100.7"), 1);
+	assert_int_equal(fib_route_del(f, &b, false), -ENOENT);
+	assert_int_equal(D(f, "1.2.3.0/24", 0, 7, true), -ENOENT);
+}
+
+static void
+test_metrics_and_replace(void **state)
+{
+	struct fib *f = *state;
+	struct fib_route r = R("203.0.113.0/24", 1, 20, 0);
+	struct fib_route out;
+	assert_int_equal(fib_route_add(f, &r), 0);
+	/* An exact duplicate (table, prefix, metric) is refused... */
+	r.nh = 2;
+	assert_int_equal(fib_route_add(f, &r), -EEXIST);
+	assert_int_equal(L(f, 0, "203.0.113.1"), 1);
+	/* ...another metric coexists, and the lowest wins. */
+	r = R("203.0.113.0/24", 3, 10, 0);
+	assert_int_equal(fib_route_add(f, &r), 0);
+	assert_int_equal(L(f, 0, "203.0.113.1"), 3);
+	r = R("203.0.113.0/24", 4, 30, 0);
+	assert_int_equal(fib_route_add(f, &r), 0);
+	assert_int_equal(L(f, 0, "203.0.113.1"), 3);
+	assert_int_equal(fib_route_count(f, 0, FIB_AF_INET), 3);
+	/* Replace overwrites the route of that metric only. */
+	r = R("203.0.113.0/24", 5, 20, 0);
+	assert_int_equal(fib_route_replace(f, &r), 0);
+	assert_int_equal(fib_route_get(f, &r, false, &out), 0);
+	assert_int_equal(out.nh, 5);
+	assert_int_equal(L(f, 0, "203.0.113.1"), 3);
+	r = R("203.0.113.0/24", 6, 10, 0);
+	r.type = FIB_RT_BLACKHOLE;
+	assert_int_equal(fib_route_replace(f, &r), 0);
+	assert_int_equal(L(f, 0, "203.0.113.1"), NH_BLACKHOLE);
+	/* Replace creates what is absent. */
+	r = R("203.0.113.128/25", 7, 0, 0);
+	assert_int_equal(fib_route_replace(f, &r), 0);
+	assert_int_equal(L(f, 0, "203.0.113.129"), 7);
+	/* Delete by metric, then "any metric" takes the preferred one. */
+	assert_int_equal(D(f, "203.0.113.0/24", 15, 0, false), -ENOENT);
+	assert_int_equal(D(f, "203.0.113.0/24", 10, 0, false), 0);
+	assert_int_equal(L(f, 0, "203.0.113.1"), 5);
+	assert_int_equal(G(f, "203.0.113.0/24", 0, 0, true, &out), 0);
+	assert_int_equal(out.metric, 20);
+	assert_int_equal(D(f, "203.0.113.0/24", 0, 0, true), 0);
+	assert_int_equal(L(f, 0, "203.0.113.1"), 4);
+	assert_int_equal(D(f, "203.0.113.0/24", 0, 0, true), 0);
+	assert_int_equal(L(f, 0, "203.0.113.1"), FIB_NH_NONE);
+	assert_int_equal(L(f, 0, "203.0.113.129"), 7);
+	assert_int_equal(D(f, "203.0.113.0/24", 0, 0, true), -ENOENT);
+}
+
+static void
+test_types_and_match(void **state)
+{
+	struct fib *f = *state;
+	static const uint8_t types[] = {FIB_RT_LOCAL, FIB_RT_BLACKHOLE, FIB_RT_UNREACHABLE,
+					FIB_RT_PROHIBIT};
+	static const uint32_t want[] = {NH_LOCAL, NH_BLACKHOLE, NH_UNREACHABLE, NH_PROHIBIT};
+	char cidr[32], addr[32];
+	for (unsigned int i = 0; i < 4; i++) {
+		snprintf(cidr, sizeof(cidr), "172.16.%u.0/24", i);
+		struct fib_route r = R(cidr, 0, 0, 0);
+		r.type = types[i];
+		assert_int_equal(fib_route_add(f, &r), 0);
+		snprintf(addr, sizeof(addr), "172.16.%u.9", i);
+		assert_int_equal(L(f, 0, addr), want[i]);
+	}
+	struct fib_route out;
+	struct fib_prefix a = P("172.16.2.77/32");
+	assert_int_equal(fib_route_match(f, 0, &a, &out), 0);
+	assert_int_equal(out.type, FIB_RT_UNREACHABLE);
+	assert_int_equal(out.dst.len, 24);
+	assert_int_equal(out.dst.addr.v4, 0xac100200);
+	a = P("172.17.0.1/32");
+	assert_int_equal(fib_route_match(f, 0, &a, &out), -ENOENT);
+}
+
+static void
+test_invalid(void **state)
+{
+	struct fib *f = *state;
+	struct fib_route r = R("10.0.0.1/8", 1, 0, 0); /* host bits set */
+	assert_int_equal(fib_route_add(f, &r), -EINVAL);
+	r = R("10.0.0.0/8", 0, 0, 0); /* unicast without a nexthop */
+	assert_int_equal(fib_route_add(f, &r), -EINVAL);
+	r = R("10.0.0.0/8", FIB_NH_MAX + 1, 0, 0);
+	assert_int_equal(fib_route_add(f, &r), -EINVAL);
+	r = R("10.0.0.0/8", 1, 0, 0);
+	r.dst.len = 33;
+	assert_int_equal(fib_route_add(f, &r), -EINVAL);
+	r = R("2001:db8::/32", 1, 0, 0);
+	r.type = FIB_RT_COUNT;
+	assert_int_equal(fib_route_add(f, &r), -EINVAL);
+	r = R("2001:db9::/31", 1, 0, 0);
+	assert_int_equal(fib_route_add(f, &r), -EINVAL);
+	assert_int_equal(fib_route_count(f, 0, FIB_AF_INET), 0);
+	assert_int_equal(fib_route_count(f, 0, FIB_AF_INET6), 0);
+
+	struct fib_conf c = test_conf();
+	c.type_nh[FIB_RT_PROHIBIT] = 0;
+	errno = 0;
+	assert_null(fib_create(&c));
+	assert_int_equal(errno, EINVAL);
+}
+
+struct walk_acc {
+	char out[1024];
+	size_t len;
+};
+
+static int
+walk_cb(const struct fib_route *r, void *arg)
+{
+	struct walk_acc *w = arg;
+	w->len += snprintf(w->out + w->len, sizeof(w->out) - w->len, "%08x/%u:%u:%u ",
+			   r->dst.addr.v4, r->dst.len, r->metric, r->nh);
+	return 0;
+}
+
+static void
+test_walk_order(void **state)
+{
+	struct fib *f = *state;
+	const char *in[] = {"10.1.0.0/16", "10.0.0.0/8", "9.0.0.0/8",
+			    "10.1.0.0/24", "0.0.0.0/0",  "10.128.0.0/9"};
+	for (unsigned int i = 0; i < 6; i++) {
+		struct fib_route r = R(in[i], i + 1, 5, 0);
+		assert_int_equal(fib_route_add(f, &r), 0);
+	}
+	struct fib_route r = R("10.1.0.0/16", 9, 1, 0);
+	assert_int_equal(fib_route_add(f, &r), 0);
+	struct walk_acc w = {0};
+	assert_int_equal(fib_route_walk(f, 0, FIB_AF_INET, walk_cb, &w), 0);
+	assert_string_equal(w.out, "00000000/0:5:5 09000000/8:5:3 0a000000/8:5:2 "
+				   "0a010000/16:1:9 0a010000/16:5:1 0a010000/24:5:4 "
+				   "0a800000/9:5:6 ");
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_default_and_host_routes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_nested_and_covering_delete, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_two_tables, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_metrics_and_replace, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_types_and_match, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_invalid, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_walk_order, setup, teardown),
+	};
+	return cmocka_run_group_tests_name("fib_edge", tests, NULL, NULL);
+}

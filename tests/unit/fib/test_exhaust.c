@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Running out of second-level groups: the call fails with -ENOSPC and the
+ * table is exactly as it was, in the RIB and in the lookup structure. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include <rte_rcu_qsbr.h>
+
+#include "fib_test.h"
+
+static uint32_t
+groups_used(const struct fib *f, uint8_t af)
+{
+	struct fib_mem_stats st;
+	assert_int_equal(fib_table_mem(f, 0, &st), 0);
+	return af == FIB_AF_INET ? st.groups4_used : st.groups6_used;
+}
+
+static int
+add(struct fib *f, const char *cidr, uint32_t nh)
+{
+	struct fib_route r = R(cidr, nh, 0, 0);
+	return fib_route_add(f, &r);
+}
+
+static void
+test_ipv4_add_and_replace(void **state)
+{
+	(void)state;
+	struct fib_conf c = test_conf();
+	c.groups4 = 3;
+	struct fib *f = fib_create(&c);
+	assert_int_equal(add(f, "10.0.0.0/25", 1), 0);
+	assert_int_equal(add(f, "10.0.1.0/25", 2), 0);
+	assert_int_equal(add(f, "10.0.2.0/25", 3), 0);
+	assert_int_equal(add(f, "10.0.4.0/24", 5), 0);
+	assert_int_equal(groups_used(f, FIB_AF_INET), 3);
+
+	/* A fourth /24 with a more-specific needs a fourth group. */
+	assert_int_equal(add(f, "10.0.3.0/25", 4), -ENOSPC);
+	assert_int_equal(fib_route_count(f, 0, FIB_AF_INET), 4);
+	assert_int_equal(groups_used(f, FIB_AF_INET), 3);
+	assert_int_equal(L(f, 0, "10.0.3.1"), FIB_NH_NONE);
+	struct fib_route out;
+	assert_int_equal(G(f, "10.0.3.0/25", 0, 0, true, &out), -ENOENT);
+
+	/* Replace that would need a group keeps the old answer. */
+	struct fib_route r = R("10.0.4.0/25", 6, 0, 0);
+	assert_int_equal(fib_route_replace(f, &r), -ENOSPC);
+	assert_int_equal(L(f, 0, "10.0.4.1"), 5);
+	assert_int_equal(L(f, 0, "10.0.4.129"), 5);
+	assert_int_equal(G(f, "10.0.4.0/25", 0, 0, true, &out), -ENOENT);
+
+	/* More-specifics inside existing groups still fit. */
+	assert_int_equal(add(f, "10.0.0.128/26", 7), 0);
+	assert_int_equal(L(f, 0, "10.0.0.129"), 7);
+	/* Prefixes of /24 and shorter need no group at all. */
+	assert_int_equal(add(f, "11.0.0.0/8", 8), 0);
+	assert_int_equal(L(f, 0, "11.1.2.3"), 8);
+
+	/* Freeing a group makes room. */
+	assert_int_equal(D(f, "10.0.2.0/25", 0, 0, true), 0);
+	assert_int_equal(groups_used(f, FIB_AF_INET), 2);
+	assert_int_equal(add(f, "10.0.3.0/25", 4), 0);
+	assert_int_equal(L(f, 0, "10.0.3.1"), 4);
+	fib_free(f);
+}
+
+static void
+test_ipv4_delete_needing_a_group(void **state)
+{
+	(void)state;
+	struct fib_conf c = test_conf();
+	c.groups4 = 1;
+	struct fib *f = fib_create(&c);
+	/* The /26 has the /16's nexthop: its group merges away. */
+	assert_int_equal(add(f, "10.1.0.0/16", 9), 0);
+	assert_int_equal(add(f, "10.1.2.64/26", 9), 0);
+	assert_int_equal(add(f, "10.2.0.0/25", 3), 0);
+	assert_int_equal(groups_used(f, FIB_AF_INET), 1);
+	/* Deleting the /16 must split 10.1.2.0/24 again: no group left. */
+	assert_int_equal(D(f, "10.1.0.0/16", 0, 0, true), -ENOSPC);
+	assert_int_equal(fib_route_count(f, 0, FIB_AF_INET), 3);
+	assert_int_equal(L(f, 0, "10.1.2.1"), 9);
+	assert_int_equal(L(f, 0, "10.1.2.65"), 9);
+	assert_int_equal(L(f, 0, "10.1.9.9"), 9);
+	assert_int_equal(D(f, "10.2.0.0/25", 0, 0, true), 0);
+	assert_int_equal(D(f, "10.1.0.0/16", 0, 0, true), 0);
+	assert_int_equal(L(f, 0, "10.1.2.1"), FIB_NH_NONE);
+	assert_int_equal(L(f, 0, "10.1.2.65"), 9);
+	fib_free(f);
+}
+
+static void
+test_ipv6_deep(void **state)
+{
+	(void)state;
+	struct fib_conf c = test_conf();
+	c.groups6 = 20;
+	struct fib *f = fib_create(&c);
+	/* A /128 needs a group on each of the 13 levels below the first. */
+	assert_int_equal(add(f, "2001:db8::1/128", 1), 0);
+	assert_int_equal(groups_used(f, FIB_AF_INET6), 13);
+	/* This one shares the first two levels: 12 more, 7 left. */
+	assert_int_equal(add(f, "2001:db9::1/128", 2), -ENOSPC);
+	assert_int_equal(groups_used(f, FIB_AF_INET6), 13);
+	assert_int_equal(L(f, 0, "2001:db9::1"), FIB_NH_NONE);
+	assert_int_equal(L(f, 0, "2001:db8::1"), 1);
+	assert_int_equal(fib_route_count(f, 0, FIB_AF_INET6), 1);
+	/* Shorter prefixes on the existing path fit. */
+	assert_int_equal(add(f, "2001:db8::/64", 3), 0);
+	assert_int_equal(L(f, 0, "2001:db8::2"), 3);
+	assert_int_equal(L(f, 0, "2001:db8::1"), 1);
+	assert_int_equal(D(f, "2001:db8::1/128", 0, 0, true), 0);
+	assert_int_equal(add(f, "2001:db9::1/128", 2), 0);
+	assert_int_equal(L(f, 0, "2001:db9::1"), 2);
+	fib_free(f);
+}
+
+static void
+test_grace_period(void **state)
+{
+	(void)state;
+	/* With a reader registered, freed groups come back only after it
+	 * reports a quiescent state. */
+	size_t sz = rte_rcu_qsbr_get_memsize(1);
+	struct rte_rcu_qsbr *q = aligned_alloc(64, (sz + 63) & ~(size_t)63);
+	assert_int_equal(rte_rcu_qsbr_init(q, 1), 0);
+	assert_int_equal(rte_rcu_qsbr_thread_register(q, 0), 0);
+	rte_rcu_qsbr_thread_online(q, 0);
+	struct fib_conf c = test_conf();
+	c.qsbr = q;
+	c.groups4 = 1;
+	struct fib *f = fib_create(&c);
+	assert_int_equal(add(f, "10.0.0.0/25", 1), 0);
+	assert_int_equal(D(f, "10.0.0.0/25", 0, 0, true), 0);
+	assert_int_equal(groups_used(f, FIB_AF_INET), 1); /* awaiting grace */
+	assert_int_equal(add(f, "10.0.1.0/25", 2), -ENOSPC);
+	rte_rcu_qsbr_quiescent(q, 0);
+	assert_int_equal(add(f, "10.0.1.0/25", 2), 0);
+	assert_int_equal(L(f, 0, "10.0.1.1"), 2);
+	assert_int_equal(L(f, 0, "10.0.0.1"), FIB_NH_NONE);
+	rte_rcu_qsbr_thread_offline(q, 0);
+	fib_free(f);
+	free(q);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ipv4_add_and_replace),
+		cmocka_unit_test(test_ipv4_delete_needing_a_group),
+		cmocka_unit_test(test_ipv6_deep),
+		cmocka_unit_test(test_grace_period),
+	};
+	return cmocka_run_group_tests_name("fib_exhaust", tests, NULL, NULL);
+}

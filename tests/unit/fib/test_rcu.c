@@ -1,0 +1,331 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Readers against a churning writer, under rte_rcu_qsbr.
+ *
+ * The writer adds, replaces and deletes routes in a set of nested slots
+ * (per family: one short prefix, 16 medium ones inside it, 16 long ones
+ * inside each medium one) above a permanent default route. Every route
+ * instance gets a fresh nexthop id and records the operation numbers
+ * that created and removed it; a global sequence is odd while an
+ * operation is in progress.
+ *
+ * A reader brackets each lookup with two reads of the sequence (s0, s1)
+ * and checks that the answer is a route that (a) covers the address,
+ * (b) was installed before s1 and not removed before s0, and (c) was not
+ * hidden for the whole lookup by a longer route that was installed
+ * before s0 and still present after the lookup. Any torn entry, freed
+ * group or lost update shows up as a wrong answer.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include <rte_rcu_qsbr.h>
+
+#include "fib_test.h"
+
+/* The machine has two cores: one reader runs truly beside the writer. */
+#define READERS 1
+#define MAX_IDS (1u << 22)
+#define ALIVE UINT32_MAX
+#define NSLOTS (1 + 16 + 256)
+#define RUN_NS 3000000000ull
+
+struct slot {
+	struct fib_prefix p;
+	uint32_t cur; /* live instance id, 0 when empty; written by the writer */
+};
+
+static struct {
+	uint8_t af;
+	struct fib *fib;
+	struct rte_rcu_qsbr *qsbr;
+	struct slot slot[NSLOTS];
+	unsigned int long_idx_end;
+	uint32_t seq;           /* 2k+1 during operation k, 2k+2 after */
+	uint32_t born[MAX_IDS]; /* operation that installed the id */
+	uint32_t died[MAX_IDS]; /* operation that removed it, or ALIVE */
+	uint32_t slot_of[MAX_IDS];
+	volatile int stop;
+	uint64_t lookups[READERS], errors[READERS];
+} g;
+
+static uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Slot layout: 0 is the short prefix; 1 + m its medium children; 17 +
+ * 16m + l the long children of medium m. Each long prefix sits alone in
+ * its own last-level group, so adding one splits an entry and deleting
+ * it merges the group back: the two updates readers are most exposed to.
+ *   IPv4: 10.0.0.0/12; medium index at bits 16..19 (/20); long index at
+ *         bits 20..23, then a /28 at offset 0 of that /24.
+ *   IPv6: 2001:d000::/20; medium index at bits 40..43 (/44); long index
+ *         at bits 104..107, then a /120 (12 levels deep).
+ */
+static void
+make_slots(uint8_t af)
+{
+	unsigned int l0 = af == FIB_AF_INET ? 12 : 20, l1 = af == FIB_AF_INET ? 20 : 44,
+		     l2 = af == FIB_AF_INET ? 28 : 120;
+	g.long_idx_end = af == FIB_AF_INET ? 24 : 108;
+	for (unsigned int i = 0; i < NSLOTS; i++) {
+		unsigned int m = i == 0 ? 0 : i <= 16 ? i - 1 : (i - 17) / 16;
+		unsigned int l = i <= 16 ? 0 : (i - 17) % 16;
+		struct fib_prefix *p = &g.slot[i].p;
+		memset(p, 0, sizeof(*p));
+		p->family = af;
+		p->len = (uint8_t)(i == 0 ? l0 : i <= 16 ? l1 : l2);
+		if (af == FIB_AF_INET) {
+			p->addr.v4 = 0x0a000000u;
+			if (i >= 1)
+				p->addr.v4 |= m << (32 - l1);
+			if (i >= 17)
+				p->addr.v4 |= l << (32 - g.long_idx_end);
+		} else {
+			p->addr.v6[0] = 0x20;
+			p->addr.v6[1] = 0x01;
+			p->addr.v6[2] = 0xd0;
+			if (i >= 1)
+				p->addr.v6[5] |= (uint8_t)(m << 4); /* bits 40..43 */
+			if (i >= 17)
+				p->addr.v6[13] |= (uint8_t)(l << 4); /* bits 104..107 */
+		}
+	}
+}
+
+static bool
+covers(const struct fib_prefix *p, const struct fib_prefix *a)
+{
+	for (unsigned int b = 0; b < p->len; b++) {
+		unsigned int x, y;
+		if (p->family == FIB_AF_INET) {
+			x = (p->addr.v4 >> (31 - b)) & 1;
+			y = (a->addr.v4 >> (31 - b)) & 1;
+		} else {
+			x = (p->addr.v6[b / 8] >> (7 - b % 8)) & 1;
+			y = (a->addr.v6[b / 8] >> (7 - b % 8)) & 1;
+		}
+		if (x != y)
+			return false;
+	}
+	return true;
+}
+
+/* A random address in a random long slot's last-level group, half of
+ * them inside the slot and half beside it. */
+static struct fib_prefix
+random_addr(unsigned int *seed)
+{
+	unsigned int s = 17 + (unsigned int)rand_r(seed) % 256;
+	struct fib_prefix a = g.slot[s].p;
+	if (a.family == FIB_AF_INET) {
+		a.addr.v4 |= (uint32_t)rand_r(seed) & 0xf;
+		if (rand_r(seed) & 1)
+			a.addr.v4 ^= 0x10; /* outside the long slot */
+		a.len = 32;
+	} else {
+		a.addr.v6[15] = (uint8_t)rand_r(seed);
+		if (rand_r(seed) & 1)
+			a.addr.v6[14] ^= 0x10;
+		a.len = 128;
+	}
+	return a;
+}
+
+/* Bits [end - 4, end) of an address. */
+static unsigned int
+nibble(const struct fib_prefix *a, unsigned int end)
+{
+	if (a->family == FIB_AF_INET)
+		return (a->addr.v4 >> (32 - end)) & 0xf;
+	unsigned int b = end - 4;
+	return (a->addr.v6[b / 8] >> (4 - b % 8)) & 0xf;
+}
+
+/* The three slots that can cover an address. */
+static void
+candidates(const struct fib_prefix *a, unsigned int c[3])
+{
+	unsigned int m = nibble(a, g.slot[1].p.len), l = nibble(a, g.long_idx_end);
+	c[0] = 0;
+	c[1] = 1 + m;
+	c[2] = 17 + 16 * m + l;
+}
+
+static bool
+answer_ok(const struct fib_prefix *a, uint32_t nh, uint32_t s0, uint32_t s1,
+	  const uint32_t cur_after[3])
+{
+	if (nh == 1)
+		; /* the permanent default route */
+	else if (nh < 2 || nh >= MAX_IDS)
+		return false;
+	else {
+		uint32_t born = __atomic_load_n(&g.born[nh], __ATOMIC_ACQUIRE);
+		uint32_t died = __atomic_load_n(&g.died[nh], __ATOMIC_ACQUIRE);
+		if (!covers(&g.slot[g.slot_of[nh]].p, a))
+			return false;
+		if (2 * born + 1 > s1)
+			return false; /* installed after the lookup ended */
+		if (died != ALIVE && 2 * died + 2 <= s0)
+			return false; /* removed before the lookup began */
+	}
+	unsigned int ans_len = nh == 1 ? 0 : g.slot[g.slot_of[nh]].p.len, cand[3];
+	candidates(a, cand);
+	for (unsigned int i = 0; i < 3; i++) {
+		const struct slot *sl = &g.slot[cand[i]];
+		if (sl->p.len <= ans_len || !covers(&sl->p, a))
+			continue;
+		uint32_t id = cur_after[i];
+		if (id == 0)
+			continue;
+		uint32_t born = __atomic_load_n(&g.born[id], __ATOMIC_ACQUIRE);
+		uint32_t died = __atomic_load_n(&g.died[id], __ATOMIC_ACQUIRE);
+		/* Present from before s0 until after the lookup: it must win. */
+		if (2 * born + 2 <= s0 && died == ALIVE)
+			return false;
+	}
+	return true;
+}
+
+#define BURST 32
+
+static void *
+reader(void *arg)
+{
+	unsigned int id = (unsigned int)(uintptr_t)arg, seed = id * 7919 + 1;
+	const struct fib_table *t = fib_table_lookup(g.fib, 0);
+	struct fib_prefix a[BURST];
+	uint32_t dst4[BURST], nh[BURST], cur_after[BURST][3];
+	const uint8_t *dst6[BURST];
+	rte_rcu_qsbr_thread_register(g.qsbr, id);
+	rte_rcu_qsbr_thread_online(g.qsbr, id);
+	while (!g.stop) {
+		for (unsigned int i = 0; i < BURST; i++) {
+			a[i] = random_addr(&seed);
+			dst4[i] = a[i].addr.v4;
+			dst6[i] = a[i].addr.v6;
+		}
+		uint32_t s0 = __atomic_load_n(&g.seq, __ATOMIC_ACQUIRE);
+		if (g.af == FIB_AF_INET)
+			fib_lookup4_bulk(t, dst4, nh, BURST);
+		else
+			fib_lookup6_bulk(t, dst6, nh, BURST);
+		/* Loads after the lookup stay after it (x86 keeps loads in
+		 * order; the fence keeps the compiler from moving them). */
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		for (unsigned int i = 0; i < BURST; i++) {
+			unsigned int cand[3];
+			candidates(&a[i], cand);
+			for (unsigned int k = 0; k < 3; k++)
+				cur_after[i][k] =
+					__atomic_load_n(&g.slot[cand[k]].cur, __ATOMIC_ACQUIRE);
+		}
+		uint32_t s1 = __atomic_load_n(&g.seq, __ATOMIC_ACQUIRE);
+		for (unsigned int i = 0; i < BURST; i++)
+			if (!answer_ok(&a[i], nh[i], s0, s1, cur_after[i]))
+				g.errors[id]++;
+		g.lookups[id] += BURST;
+		rte_rcu_qsbr_quiescent(g.qsbr, id);
+	}
+	rte_rcu_qsbr_thread_offline(g.qsbr, id);
+	rte_rcu_qsbr_thread_unregister(g.qsbr, id);
+	return NULL;
+}
+
+static void
+run(uint8_t af)
+{
+	memset(&g, 0, sizeof(g));
+	g.af = af;
+	make_slots(af);
+	size_t sz = rte_rcu_qsbr_get_memsize(READERS);
+	g.qsbr = aligned_alloc(RTE_CACHE_LINE_SIZE, (sz + 63) & ~(size_t)63);
+	assert_non_null(g.qsbr);
+	assert_int_equal(rte_rcu_qsbr_init(g.qsbr, READERS), 0);
+	struct fib_conf conf = test_conf();
+	conf.qsbr = g.qsbr;
+	g.fib = fib_create(&conf);
+	assert_non_null(g.fib);
+	struct fib_route def = {.dst = {.family = af}, .nh = 1};
+	assert_int_equal(fib_route_add(g.fib, &def), 0);
+
+	pthread_t th[READERS];
+	for (unsigned int i = 0; i < READERS; i++)
+		assert_int_equal(pthread_create(&th[i], NULL, reader, (void *)(uintptr_t)i), 0);
+
+	uint32_t next_id = 2, op = 0;
+	unsigned int seed = 12345;
+	uint64_t end = now_ns() + RUN_NS, ops = 0;
+	while (now_ns() < end && next_id < MAX_IDS - 1) {
+		unsigned int s = (unsigned int)rand_r(&seed) % NSLOTS;
+		struct slot *sl = &g.slot[s];
+		int what = rand_r(&seed) % 3; /* 0 add/replace, 1 delete, 2 replace */
+		struct fib_route r = {.dst = sl->p, .nh = next_id};
+		__atomic_store_n(&g.seq, 2 * op + 1, __ATOMIC_RELEASE);
+		if (sl->cur == 0 || what != 1) {
+			g.slot_of[next_id] = s;
+			g.died[next_id] = ALIVE;
+			__atomic_store_n(&g.born[next_id], op, __ATOMIC_RELEASE);
+			if (sl->cur)
+				__atomic_store_n(&g.died[sl->cur], op, __ATOMIC_RELEASE);
+			assert_int_equal(fib_route_replace(g.fib, &r), 0);
+			__atomic_store_n(&sl->cur, next_id, __ATOMIC_RELEASE);
+			next_id++;
+		} else {
+			__atomic_store_n(&g.died[sl->cur], op, __ATOMIC_RELEASE);
+			assert_int_equal(fib_route_del(g.fib, &r, true), 0);
+			__atomic_store_n(&sl->cur, 0, __ATOMIC_RELEASE);
+		}
+		__atomic_store_n(&g.seq, 2 * op + 2, __ATOMIC_RELEASE);
+		op++;
+		ops++;
+		fib_reclaim(g.fib);
+	}
+	g.stop = 1;
+	uint64_t lookups = 0, errors = 0;
+	for (unsigned int i = 0; i < READERS; i++) {
+		pthread_join(th[i], NULL);
+		lookups += g.lookups[i];
+		errors += g.errors[i];
+	}
+	print_message("%s: %llu updates, %llu checked lookups, %llu wrong answers\n",
+		      af == FIB_AF_INET ? "IPv4" : "IPv6", (unsigned long long)ops,
+		      (unsigned long long)lookups, (unsigned long long)errors);
+	assert_true(ops > 1000);
+	assert_true(lookups > 1000);
+	assert_int_equal(errors, 0);
+	fib_free(g.fib);
+	free(g.qsbr);
+}
+
+static void
+test_rcu_ipv4(void **state)
+{
+	(void)state;
+	run(FIB_AF_INET);
+}
+
+static void
+test_rcu_ipv6(void **state)
+{
+	(void)state;
+	run(FIB_AF_INET6);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rcu_ipv4),
+		cmocka_unit_test(test_rcu_ipv6),
+	};
+	return cmocka_run_group_tests_name("fib_rcu", tests, NULL, NULL);
+}

@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Policy rules: selectors, actions, fall-through, local first, ordering. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "fib_test.h"
+
+static struct fib_rule
+rule4(uint32_t prio, const char *from, const char *to, uint8_t action, uint32_t table)
+{
+	struct fib_rule r = {.priority = prio,
+			     .family = FIB_AF_INET,
+			     .action = action,
+			     .dscp = FIB_DSCP_ANY,
+			     .iif = FIB_IIF_ANY,
+			     .table = table};
+	r.src.family = r.dst.family = FIB_AF_INET;
+	if (from)
+		r.src = P(from);
+	if (to)
+		r.dst = P(to);
+	return r;
+}
+
+static uint32_t
+addr4(const char *a)
+{
+	char b[40];
+	snprintf(b, sizeof(b), "%s/32", a);
+	return P(b).addr.v4;
+}
+
+/* Route a packet as the datapath does: main lookup, then the rules. */
+static uint32_t
+route4(const struct fib *f, const char *src, const char *dst, uint16_t iif, uint8_t dscp)
+{
+	uint32_t d = addr4(dst);
+	uint32_t main_nh = fib_lookup4(fib_table_lookup(f, FIB_TABLE_MAIN), d);
+	if (!fib_rules_active(f, FIB_AF_INET))
+		return main_nh;
+	return fib_rule_route4(f, addr4(src), d, iif, dscp, main_nh);
+}
+
+static int
+setup(void **state)
+{
+	struct fib_conf c = test_conf();
+	struct fib *f = fib_create(&c);
+	struct fib_route r = R("192.0.2.0/24", 10, 0, 0);
+	assert_int_equal(fib_route_add(f, &r), 0);
+	r = R("198.51.100.0/24", 11, 0, 0);
+	assert_int_equal(fib_route_add(f, &r), 0);
+	r = R("192.0.2.1/32", 0, 0, 0);
+	r.type = FIB_RT_LOCAL;
+	assert_int_equal(fib_route_add(f, &r), 0);
+	r = R("192.0.2.0/24", 50, 0, 100);
+	assert_int_equal(fib_route_add(f, &r), 0);
+	*state = f;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	fib_free(*state);
+	return 0;
+}
+
+static void
+test_from_and_fall_through(void **state)
+{
+	struct fib *f = *state;
+	assert_false(fib_rules_active(f, FIB_AF_INET));
+	struct fib_rule r = rule4(100, "10.0.0.0/8", NULL, FIB_RULE_TABLE, 100);
+	assert_int_equal(fib_rule_add(f, &r), 0);
+	assert_true(fib_rules_active(f, FIB_AF_INET));
+	assert_false(fib_rules_active(f, FIB_AF_INET6));
+	assert_int_equal(fib_rule_add(f, &r), -EEXIST);
+
+	assert_int_equal(route4(f, "10.1.1.1", "192.0.2.5", 0, 0), 50);
+	assert_int_equal(route4(f, "11.1.1.1", "192.0.2.5", 0, 0), 10);
+	/* Table 100 has no route: on to main. */
+	assert_int_equal(route4(f, "10.1.1.1", "198.51.100.1", 0, 0), 11);
+	/* Nowhere: no route. */
+	assert_int_equal(route4(f, "10.1.1.1", "203.0.113.1", 0, 0), FIB_NH_NONE);
+	/* The router's own address wins over any rule. */
+	assert_int_equal(route4(f, "10.1.1.1", "192.0.2.1", 0, 0), NH_LOCAL);
+
+	assert_int_equal(fib_rule_del(f, &r), 0);
+	assert_int_equal(fib_rule_del(f, &r), -ENOENT);
+	assert_false(fib_rules_active(f, FIB_AF_INET));
+	assert_int_equal(route4(f, "10.1.1.1", "192.0.2.5", 0, 0), 10);
+}
+
+static void
+test_actions_and_selectors(void **state)
+{
+	struct fib *f = *state;
+	struct fib_rule bh = rule4(50, NULL, NULL, FIB_RULE_BLACKHOLE, 0);
+	bh.iif = 3;
+	struct fib_rule un = rule4(60, NULL, "198.51.100.0/24", FIB_RULE_UNREACHABLE, 0);
+	un.dscp = 46;
+	struct fib_rule pr = rule4(70, "172.16.0.0/12", NULL, FIB_RULE_PROHIBIT, 0);
+	assert_int_equal(fib_rule_add(f, &pr), 0);
+	assert_int_equal(fib_rule_add(f, &un), 0);
+	assert_int_equal(fib_rule_add(f, &bh), 0);
+
+	assert_int_equal(route4(f, "1.1.1.1", "192.0.2.5", 3, 0), NH_BLACKHOLE);
+	assert_int_equal(route4(f, "1.1.1.1", "192.0.2.5", 2, 0), 10);
+	assert_int_equal(route4(f, "1.1.1.1", "198.51.100.9", 2, 46), NH_UNREACHABLE);
+	assert_int_equal(route4(f, "1.1.1.1", "198.51.100.9", 2, 0), 11);
+	assert_int_equal(route4(f, "172.20.0.1", "192.0.2.5", 2, 0), NH_PROHIBIT);
+	assert_int_equal(route4(f, "172.32.0.1", "192.0.2.5", 2, 0), 10);
+
+	struct fib_rule bad = rule4(1, NULL, NULL, FIB_RULE_TABLE, 0);
+	bad.dscp = 64;
+	assert_int_equal(fib_rule_add(f, &bad), -EINVAL);
+	bad = rule4(1, NULL, NULL, 9, 0);
+	assert_int_equal(fib_rule_add(f, &bad), -EINVAL);
+}
+
+struct order {
+	char s[256];
+	size_t n;
+};
+
+static int
+order_cb(const struct fib_rule *r, void *arg)
+{
+	struct order *o = arg;
+	o->n += snprintf(o->s + o->n, sizeof(o->s) - o->n, "%u:%u ", r->priority,
+			 r->action == FIB_RULE_TABLE ? r->table : 1000u + r->action);
+	return 0;
+}
+
+static void
+test_order(void **state)
+{
+	struct fib *f = *state;
+	struct fib_rule a = rule4(40000, NULL, NULL, FIB_RULE_TABLE, 100);
+	struct fib_rule b = rule4(100, "10.0.0.0/8", NULL, FIB_RULE_TABLE, 100);
+	struct fib_rule c = rule4(100, "11.0.0.0/8", NULL, FIB_RULE_BLACKHOLE, 0);
+	assert_int_equal(fib_rule_add(f, &a), 0);
+	assert_int_equal(fib_rule_add(f, &b), 0);
+	assert_int_equal(fib_rule_add(f, &c), 0);
+	struct order o = {0};
+	assert_int_equal(fib_rule_walk(f, FIB_AF_INET, order_cb, &o), 0);
+	assert_string_equal(o.s, "100:100 100:1001 32766:254 40000:100 ");
+	/* The rule after main is reached when main has no route. */
+	assert_int_equal(route4(f, "1.1.1.1", "203.0.113.1", 0, 0), FIB_NH_NONE);
+	struct fib_route r = R("203.0.113.0/24", 77, 0, 100);
+	assert_int_equal(fib_route_add(f, &r), 0);
+	assert_int_equal(route4(f, "1.1.1.1", "203.0.113.1", 0, 0), 77);
+	o = (struct order){0};
+	assert_int_equal(fib_rule_walk(f, FIB_AF_INET6, order_cb, &o), 0);
+	assert_string_equal(o.s, "32766:254 ");
+}
+
+static void
+test_ipv6(void **state)
+{
+	struct fib *f = *state;
+	struct fib_route r = R("2001:db8::/32", 20, 1024, 0);
+	assert_int_equal(fib_route_add(f, &r), 0);
+	r = R("2001:db8::/32", 21, 1024, 200);
+	assert_int_equal(fib_route_add(f, &r), 0);
+	struct fib_rule rule = {.priority = 10,
+				.family = FIB_AF_INET6,
+				.action = FIB_RULE_TABLE,
+				.dscp = FIB_DSCP_ANY,
+				.iif = FIB_IIF_ANY,
+				.src = P("fd00::/8"),
+				.dst = {.family = FIB_AF_INET6},
+				.table = 200};
+	assert_int_equal(fib_rule_add(f, &rule), 0);
+	assert_true(fib_rules_active(f, FIB_AF_INET6));
+	struct fib_prefix in = P("fd00::1/128"), out = P("2001:db9::1/128"),
+			  dst = P("2001:db8::5/128");
+	uint32_t m = fib_lookup6(fib_table_lookup(f, 0), dst.addr.v6);
+	assert_int_equal(m, 20);
+	assert_int_equal(fib_rule_route6(f, in.addr.v6, dst.addr.v6, 0, 0, m), 21);
+	assert_int_equal(fib_rule_route6(f, out.addr.v6, dst.addr.v6, 0, 0, m), 20);
+	struct fib_rule mixed = rule;
+	mixed.src = P("10.0.0.0/8");
+	assert_int_equal(fib_rule_add(f, &mixed), -EINVAL);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_from_and_fall_through, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_actions_and_selectors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_order, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ipv6, setup, teardown),
+	};
+	return cmocka_run_group_tests_name("fib_rules", tests, NULL, NULL);
+}
