@@ -224,7 +224,7 @@ run_family(const struct family_setup *fs)
 		w.pl.n = opt.routes;
 	w.nh = malloc(sizeof(*w.nh) * w.pl.n);
 	for (uint32_t i = 0; i < w.pl.n; i++)
-		w.nh[i] = i % 1000000 + 1; /* within every peer's next-hop width */
+		w.nh[i] = i % FIB_NH_MAX + 1; /* within every next-hop width */
 	make_addrs(&w);
 	printf("IPv%s: %u routes, %u addresses, %u runs\n", fs->tag, w.pl.n, w.naddrs, opt.runs);
 
@@ -237,6 +237,7 @@ run_family(const struct family_setup *fs)
 	struct fib_mem_stats st;
 	fib_table_mem(peer_ours_fib(&peers[0]), FIB_TABLE_MAIN, &st);
 	uint32_t used = fs->af == FIB_AF_INET ? st.groups4_used : st.groups6_used;
+	printf("  ours      %u second-level groups\n", used);
 	w.ngroups = 2 * used + fs->peer_groups_per_route * w.pl.n + 4096;
 	np = 1;
 	if ((rc = fs->fast_peer(&peers[np], w.pl.n + 16, w.ngroups)) < 0)
@@ -360,7 +361,7 @@ bench_rules(void)
 		w.pl.n = opt.routes;
 	w.nh = malloc(sizeof(*w.nh) * w.pl.n);
 	for (uint32_t i = 0; i < w.pl.n; i++)
-		w.nh[i] = i % 1000000 + 1;
+		w.nh[i] = i % FIB_NH_MAX + 1;
 	make_addrs(&w);
 	uint32_t *src = malloc(sizeof(*src) * w.naddrs);
 	for (uint32_t i = 0; i < w.naddrs; i++)

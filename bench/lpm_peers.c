@@ -101,13 +101,13 @@ int
 peer_ours(struct peer *p, uint8_t family, uint32_t nroutes, uint32_t ngroups)
 {
 	(void)nroutes;
+	(void)ngroups; /* the defaults: group memory is committed as used */
 	struct ours *o = calloc(1, sizeof(*o));
 	if (o == NULL)
 		return -ENOMEM;
-	struct fib_conf conf = {.groups4 = family == FIB_AF_INET ? ngroups : 16,
-				.groups6 = family == FIB_AF_INET6 ? ngroups : 16};
+	struct fib_conf conf = {0};
 	for (int t = FIB_RT_LOCAL; t < FIB_RT_COUNT; t++)
-		conf.type_nh[t] = (1u << 20) + (uint32_t)t;
+		conf.type_nh[t] = FIB_NH_MAX - (uint32_t)t;
 	o->fib = fib_create(&conf);
 	if (o->fib == NULL) {
 		free(o);

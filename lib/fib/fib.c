@@ -32,7 +32,7 @@ fib_create(const struct fib_conf *conf)
 			return NULL;
 		}
 	}
-	if (conf->groups4 > MBT_GROUPS_MAX || conf->groups6 > MBT_GROUPS_MAX) {
+	if (conf->groups4 > MBT_GROUPS_MAX4 || conf->groups6 > MBT_GROUPS_MAX6) {
 		errno = EINVAL;
 		return NULL;
 	}

@@ -30,9 +30,10 @@ struct fib_table;
 
 #define FIB_TABLE_MAIN 254u
 
-/* Lookup result meaning "no route". Nexthop indices are 1..FIB_NH_MAX. */
+/* Lookup result meaning "no route". Nexthop indices are 1..FIB_NH_MAX:
+ * IPv4 entries are 16 bits wide, one of them a flag (see docs/fib.md). */
 #define FIB_NH_NONE 0u
-#define FIB_NH_MAX 0x7fffffffu
+#define FIB_NH_MAX 0x7fffu
 
 enum fib_route_type {
 	FIB_RT_UNICAST,
@@ -68,8 +69,10 @@ struct fib_route {
 struct fib_conf {
 	/* QSBR variable the readers report to; NULL when there are none. */
 	struct rte_rcu_qsbr *qsbr;
-	/* Second-level groups (256 entries of 4 bytes) per table and family;
-	 * 0 picks the default. */
+	/* Second-level groups per table and family (256 entries of 2 bytes
+	 * for IPv4, at most 32767; of 4 bytes for IPv6); 0 picks the
+	 * default, the IPv4 maximum and 1M for IPv6. Memory is committed as
+	 * groups are used. */
 	uint32_t groups4;
 	uint32_t groups6;
 	/* Lookup result installed for routes and rule actions of each

@@ -4,16 +4,16 @@
  * takes a lock or checks its arguments (the writer's front did).
  *
  * Plain loads are enough against the writer's stores: entries are
- * aligned 32-bit words (never torn), a group is published by a release
- * store after it is filled, and the reader's load of a group's entry
- * depends on the load of the pointer to it, which x86 and every other
- * architecture DPDK supports keep in order.
+ * aligned 16- or 32-bit words (never torn), a group is published by a
+ * release store after it is filled, and the reader's load of a group's
+ * entry depends on the load of the entry leading to it, which x86 and
+ * every other architecture DPDK supports keep in order.
  *
- * Bulk lookups hide memory latency by overlapping the misses of a burst:
- * with a 64 MiB first level, almost every random address misses L2.
- * Each pass issues the prefetches of all the burst's next reads before
- * using any of them, so a burst costs about one miss latency per level
- * instead of one per packet and level.
+ * Random addresses miss the caches on almost every first-level read (the
+ * tables are 32 and 64 MiB; the bench machine's L2 is 2 MiB and its L3
+ * gives nothing measurable beyond that). A core keeps about 16 misses in
+ * flight, so the bulk lookups exist to keep that many outstanding: each
+ * level's reads for a whole burst are issued before any is used.
  */
 #include <stdalign.h>
 #include <string.h>
@@ -26,35 +26,36 @@
 
 #include "table.h"
 
-/* Addresses per pass: 32 prefetches in flight fit the L1 miss queue of
- * current cores (16-48 entries) with the L2 streamers' help. */
+/* Addresses per pass of the portable paths. */
 #define CHUNK 32
 
 /* The first-level table of a family. It is replaced once, when the
  * family gets its first route; the acquire pairs with that release. */
-static inline const uint32_t *
+static inline const void *
 tbl24_of(const struct mbt *m)
 {
 	return __atomic_load_n(&m->tbl24, __ATOMIC_ACQUIRE);
 }
 
-static inline const uint32_t *
-child(const uint32_t *groups, uint32_t e)
+/* Offset, in entries, of the group an extended entry leads to. */
+static inline uint32_t
+group_base(uint32_t e)
 {
-	return groups + (e >> 1);
+	return (e >> 1) << MBT_GROUP_BITS;
 }
 
 uint32_t
 fib_lookup4(const struct fib_table *t, uint32_t dst)
 {
-	uint32_t e = tbl24_of(&t->v4)[dst >> 8];
+	const uint16_t *tbl24 = tbl24_of(&t->v4);
+	uint32_t e = tbl24[dst >> 8];
 	if (unlikely(e & MBT_EXT))
-		e = child(t->v4.groups, e)[dst & 0xff];
+		e = ((const uint16_t *)t->v4.groups)[group_base(e) + (dst & 0xff)];
 	return e >> 1;
 }
 
 static inline void
-lookup4_chunk(const uint32_t *tbl24, const uint32_t *groups, const uint32_t *dst, uint32_t *nh,
+lookup4_chunk(const uint16_t *tbl24, const uint16_t *groups, const uint32_t *dst, uint32_t *nh,
 	      unsigned int n)
 {
 	unsigned int i, next = 0;
@@ -69,46 +70,57 @@ lookup4_chunk(const uint32_t *tbl24, const uint32_t *groups, const uint32_t *dst
 		uint32_t e = tbl24[dst[i] >> 8];
 		nh[i] = e;
 		if (unlikely(e & MBT_EXT)) {
-			rte_prefetch0(&child(groups, e)[dst[i] & 0xff]);
+			rte_prefetch0(&groups[group_base(e) + (dst[i] & 0xff)]);
 			ext[next++] = (uint8_t)i;
 		}
 	}
 	/* Step 3: resolve those through their group. */
 	for (unsigned int k = 0; k < next; k++) {
 		i = ext[k];
-		nh[i] = child(groups, nh[i])[dst[i] & 0xff];
+		nh[i] = groups[group_base(nh[i]) + (dst[i] & 0xff)];
 	}
 	for (i = 0; i < n; i++)
 		nh[i] >>= 1;
 }
 
 #ifdef __AVX512F__
-/* Lanes of e whose entry points to a group read the group entry; the
- * others keep e. No branch: a branch on the gathered values would wait
- * for them, and the next gathers with it (measured: 17 against 9 cycles a
- * lookup). A gather with an all-zero mask reads nothing. */
+/* 16 entries of a 16-bit table: 32-bit gathers at 2-byte scale read two
+ * entries each (the arrays have MBT_SLACK bytes past their end), and
+ * the mask keeps the wanted one. */
 static inline __m512i
-ext4_x16(__m512i e, __m512i a, const uint32_t *groups)
+gather16(__m512i idx, const uint16_t *tbl)
 {
-	__mmask16 ext = _mm512_test_epi32_mask(e, _mm512_set1_epi32(MBT_EXT));
-	__m512i idx = _mm512_add_epi32(_mm512_srli_epi32(e, 1),
-				       _mm512_and_si512(a, _mm512_set1_epi32(0xff)));
-	return _mm512_mask_i32gather_epi32(e, ext, idx, groups, 4);
+	return _mm512_and_si512(_mm512_i32gather_epi32(idx, tbl, 2), _mm512_set1_epi32(0xffff));
 }
 
-/*
- * 32 lookups with two 16-lane gathers issued back to back, before
- * anything depends on them: the first-level misses of all 32 addresses
- * overlap. On the bench machine this beats software prefetching by almost
- * 2x (about 9 against 17 cycles a lookup with a 64 MiB first level; four
- * gathers at once were slower again). See docs/performance.md.
- */
+static inline __m512i
+mask_gather16(__m512i src, __mmask16 k, __m512i idx, const uint16_t *tbl)
+{
+	__m512i v = _mm512_mask_i32gather_epi32(src, k, idx, tbl, 2);
+	return _mm512_and_si512(v, _mm512_set1_epi32(0xffff));
+}
+
+/* Lanes whose entry leads to a group read the group entry; the others
+ * keep e. No branch: a branch on the gathered values makes the next
+ * gathers wait for them (measured: 17 against 9 cycles a lookup). A
+ * gather with an all-zero mask reads nothing. */
+static inline __m512i
+ext4_x16(__m512i e, __m512i a, const uint16_t *groups)
+{
+	__mmask16 ext = _mm512_test_epi32_mask(e, _mm512_set1_epi32(MBT_EXT));
+	__m512i base = _mm512_slli_epi32(_mm512_srli_epi32(e, 1), MBT_GROUP_BITS);
+	__m512i idx = _mm512_add_epi32(base, _mm512_and_si512(a, _mm512_set1_epi32(0xff)));
+	return mask_gather16(e, ext, idx, groups);
+}
+
+/* 32 lookups: two 16-lane gathers issued back to back, before anything
+ * depends on them, so the first-level misses of all 32 overlap. */
 static inline void
-lookup4_x32(const uint32_t *tbl24, const uint32_t *groups, const uint32_t *dst, uint32_t *nh)
+lookup4_x32(const uint16_t *tbl24, const uint16_t *groups, const uint32_t *dst, uint32_t *nh)
 {
 	__m512i a0 = _mm512_loadu_si512(dst), a1 = _mm512_loadu_si512(dst + 16);
-	__m512i e0 = _mm512_i32gather_epi32(_mm512_srli_epi32(a0, 8), tbl24, 4);
-	__m512i e1 = _mm512_i32gather_epi32(_mm512_srli_epi32(a1, 8), tbl24, 4);
+	__m512i e0 = gather16(_mm512_srli_epi32(a0, 8), tbl24);
+	__m512i e1 = gather16(_mm512_srli_epi32(a1, 8), tbl24);
 	e0 = ext4_x16(e0, a0, groups);
 	e1 = ext4_x16(e1, a1, groups);
 	_mm512_storeu_si512(nh, _mm512_srli_epi32(e0, 1));
@@ -119,7 +131,7 @@ lookup4_x32(const uint32_t *tbl24, const uint32_t *groups, const uint32_t *dst, 
 void
 fib_lookup4_bulk(const struct fib_table *t, const uint32_t *dst, uint32_t *nh, unsigned int n)
 {
-	const uint32_t *tbl24 = tbl24_of(&t->v4), *groups = t->v4.groups;
+	const uint16_t *tbl24 = tbl24_of(&t->v4), *groups = t->v4.groups;
 #ifdef __AVX512F__
 	for (; n >= 32; n -= 32, dst += 32, nh += 32)
 		lookup4_x32(tbl24, groups, dst, nh);
@@ -142,9 +154,10 @@ idx24(const uint8_t *a)
 uint32_t
 fib_lookup6(const struct fib_table *t, const uint8_t dst[16])
 {
-	uint32_t e = tbl24_of(&t->v6)[idx24(dst)];
+	const uint32_t *tbl24 = tbl24_of(&t->v6), *groups = t->v6.groups;
+	uint32_t e = tbl24[idx24(dst)];
 	for (unsigned int b = 3; unlikely(e & MBT_EXT); b++)
-		e = child(t->v6.groups, e)[dst[b]];
+		e = groups[group_base(e) + dst[b]];
 	return e >> 1;
 }
 
@@ -161,20 +174,21 @@ lookup6_chunk(const uint32_t *tbl24, const uint32_t *groups, const uint8_t *cons
 		uint32_t e = tbl24[idx24(dst[i])];
 		nh[i] = e;
 		if (e & MBT_EXT) {
-			rte_prefetch0(&child(groups, e)[dst[i][3]]);
+			rte_prefetch0(&groups[group_base(e) + dst[i][3]]);
 			pend[npend++] = (uint8_t)i;
 		}
 	}
 	/* One pass per level, over the addresses still descending: the
-	 * reads of a level are independent, so their misses overlap. */
+	 * reads of a level are independent, so their misses overlap. The
+	 * last level holds no extended entry, so b + 1 stays below 16. */
 	for (unsigned int b = 3; npend > 0; b++) {
 		unsigned int still = 0;
 		for (unsigned int k = 0; k < npend; k++) {
 			i = pend[k];
-			uint32_t e = child(groups, nh[i])[dst[i][b]];
+			uint32_t e = groups[group_base(nh[i]) + dst[i][b]];
 			nh[i] = e;
 			if (e & MBT_EXT) {
-				rte_prefetch0(&child(groups, e)[dst[i][b + 1]]);
+				rte_prefetch0(&groups[group_base(e) + dst[i][b + 1]]);
 				pend[still++] = (uint8_t)i;
 			}
 		}
@@ -185,19 +199,8 @@ lookup6_chunk(const uint32_t *tbl24, const uint32_t *groups, const uint8_t *cons
 }
 
 #ifdef __AVX512F__
-/* Byte b (0 = most significant) of 16 addresses held as 64-bit halves,
- * lanes 0-7 in h0 and 8-15 in h1, as 16 32-bit lanes. */
-static inline __m512i
-byte6_x16(__m512i h0, __m512i h1, unsigned int b)
-{
-	const __m512i ff = _mm512_set1_epi64(0xff);
-	__m128i shift = _mm_cvtsi32_si128((int)(56 - 8 * (b % 8)));
-	__m256i lo = _mm512_cvtepi64_epi32(_mm512_and_si512(_mm512_srl_epi64(h0, shift), ff));
-	__m256i hi = _mm512_cvtepi64_epi32(_mm512_and_si512(_mm512_srl_epi64(h1, shift), ff));
-	return _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
-}
-
-/* Load 64-bit half `half` (0 or 1) of 16 addresses, host order. */
+/* Load 64-bit half `half` (0 or 1) of 16 addresses, as big-endian
+ * numbers: lanes 0-7 in *h0, 8-15 in *h1. */
 static inline void
 halves6_x16(const uint8_t *const *dst, unsigned int half, __m512i *h0, __m512i *h1)
 {
@@ -211,12 +214,23 @@ halves6_x16(const uint8_t *const *dst, unsigned int half, __m512i *h0, __m512i *
 	*h1 = _mm512_load_si512(h + 8);
 }
 
+/* Bits [shift, shift + width) of 16 64-bit lanes (h0, h1) as 16 32-bit lanes. */
+static inline __m512i
+bits6_x16(__m512i h0, __m512i h1, unsigned int shift, uint64_t mask)
+{
+	const __m512i m = _mm512_set1_epi64((long long)mask);
+	__m128i s = _mm_cvtsi32_si128((int)shift);
+	__m256i lo = _mm512_cvtepi64_epi32(_mm512_and_si512(_mm512_srl_epi64(h0, s), m));
+	__m256i hi = _mm512_cvtepi64_epi32(_mm512_and_si512(_mm512_srl_epi64(h1, s), m));
+	return _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
+}
+
 /*
  * 32 lookups walked level by level in step: at each level one masked
  * gather per 16 addresses reads the next entry of every address still
  * descending, so the misses of a level overlap and no branch depends on a
  * single address. The only branch is "does any address go deeper", once
- * per level. The low halves of the addresses are loaded only if some
+ * per level. The low halves of the addresses are loaded only when some
  * prefix longer than /64 is reached.
  */
 static inline void
@@ -226,22 +240,19 @@ lookup6_x32(const uint32_t *tbl24, const uint32_t *groups, const uint8_t *const 
 	__m512i h[4];
 	halves6_x16(dst, 0, &h[0], &h[1]);
 	halves6_x16(dst + 16, 0, &h[2], &h[3]);
-	__m512i i0 = _mm512_inserti64x4(
-		_mm512_castsi256_si512(_mm512_cvtepi64_epi32(_mm512_srli_epi64(h[0], 40))),
-		_mm512_cvtepi64_epi32(_mm512_srli_epi64(h[1], 40)), 1);
-	__m512i i1 = _mm512_inserti64x4(
-		_mm512_castsi256_si512(_mm512_cvtepi64_epi32(_mm512_srli_epi64(h[2], 40))),
-		_mm512_cvtepi64_epi32(_mm512_srli_epi64(h[3], 40)), 1);
-	__m512i e0 = _mm512_i32gather_epi32(i0, tbl24, 4);
-	__m512i e1 = _mm512_i32gather_epi32(i1, tbl24, 4);
+	__m512i e0 = _mm512_i32gather_epi32(bits6_x16(h[0], h[1], 40, 0xffffff), tbl24, 4);
+	__m512i e1 = _mm512_i32gather_epi32(bits6_x16(h[2], h[3], 40, 0xffffff), tbl24, 4);
 	__mmask16 x0 = _mm512_test_epi32_mask(e0, one), x1 = _mm512_test_epi32_mask(e1, one);
 	for (unsigned int b = 3; (x0 | x1) != 0; b++) {
 		if (b == 8) {
 			halves6_x16(dst, 1, &h[0], &h[1]);
 			halves6_x16(dst + 16, 1, &h[2], &h[3]);
 		}
-		__m512i j0 = _mm512_add_epi32(_mm512_srli_epi32(e0, 1), byte6_x16(h[0], h[1], b));
-		__m512i j1 = _mm512_add_epi32(_mm512_srli_epi32(e1, 1), byte6_x16(h[2], h[3], b));
+		unsigned int shift = 56 - 8 * (b % 8);
+		__m512i g0 = _mm512_slli_epi32(_mm512_srli_epi32(e0, 1), MBT_GROUP_BITS);
+		__m512i g1 = _mm512_slli_epi32(_mm512_srli_epi32(e1, 1), MBT_GROUP_BITS);
+		__m512i j0 = _mm512_add_epi32(g0, bits6_x16(h[0], h[1], shift, 0xff));
+		__m512i j1 = _mm512_add_epi32(g1, bits6_x16(h[2], h[3], shift, 0xff));
 		e0 = _mm512_mask_i32gather_epi32(e0, x0, j0, groups, 4);
 		e1 = _mm512_mask_i32gather_epi32(e1, x1, j1, groups, 4);
 		x0 &= _mm512_test_epi32_mask(e0, one);

@@ -16,23 +16,73 @@ level_shift(unsigned int level)
 }
 
 static size_t
-groups_bytes(uint32_t n)
+tbl24_bytes(const struct mbt *m)
 {
-	return (size_t)n * MBT_GROUP_SIZE * sizeof(uint32_t);
+	return (size_t)MBT_TBL24_SIZE * m->esize + MBT_SLACK;
+}
+
+static size_t
+groups_bytes(const struct mbt *m)
+{
+	return (size_t)m->ngroups * MBT_GROUP_SIZE * m->esize + MBT_SLACK;
+}
+
+/* Entry accessors. The writer's stores are single aligned stores, which
+ * readers see whole; relaxed is enough where nothing else is published
+ * with the value. */
+static inline uint32_t
+ent_get(const struct mbt *m, const void *tbl, uint32_t i)
+{
+	return m->esize == 2 ? ((const uint16_t *)tbl)[i] : ((const uint32_t *)tbl)[i];
+}
+
+static inline void
+ent_put(const struct mbt *m, void *tbl, uint32_t i, uint32_t v)
+{
+	if (m->esize == 2)
+		__atomic_store_n(&((uint16_t *)tbl)[i], (uint16_t)v, __ATOMIC_RELAXED);
+	else
+		__atomic_store_n(&((uint32_t *)tbl)[i], v, __ATOMIC_RELAXED);
+}
+
+/* Publish a child group: the release orders the group's contents before
+ * the entry that leads to it. */
+static inline void
+ent_publish(const struct mbt *m, void *tbl, uint32_t i, uint32_t v)
+{
+	if (m->esize == 2)
+		__atomic_store_n(&((uint16_t *)tbl)[i], (uint16_t)v, __ATOMIC_RELEASE);
+	else
+		__atomic_store_n(&((uint32_t *)tbl)[i], v, __ATOMIC_RELEASE);
+}
+
+static inline void *
+group_at(const struct mbt *m, uint32_t g)
+{
+	return (uint8_t *)m->groups + (size_t)g * MBT_GROUP_SIZE * m->esize;
+}
+
+/* The group an extended entry leads to. */
+static inline void *
+child_of(const struct mbt *m, uint32_t ext_entry)
+{
+	return group_at(m, ext_entry >> 1);
 }
 
 int
-mbt_init(struct mbt *m, unsigned int levels, uint32_t ngroups, struct defer *defer)
+mbt_init(struct mbt *m, unsigned int levels, unsigned int esize, uint32_t ngroups,
+	 struct defer *defer)
 {
-	if (ngroups > MBT_GROUPS_MAX)
+	if (ngroups > (esize == MBT_ESIZE4 ? MBT_GROUPS_MAX4 : MBT_GROUPS_MAX6))
 		return -EINVAL;
 	m->levels = (uint8_t)levels;
+	m->esize = (uint8_t)esize;
 	m->ngroups = ngroups;
 	m->fresh = m->nfree = m->used = 0;
 	m->defer = defer;
 	m->own_tbl24 = false;
-	m->tbl24 = (uint32_t *)fib_mem_zero(MBT_TBL24_SIZE * sizeof(uint32_t));
-	m->groups = fib_mem_alloc(groups_bytes(ngroups), false);
+	m->tbl24 = (void *)fib_mem_zero((size_t)MBT_TBL24_SIZE * MBT_ESIZE6 + MBT_SLACK);
+	m->groups = fib_mem_alloc(groups_bytes(m), false);
 	m->free_stack = malloc(sizeof(uint32_t) * (ngroups ? ngroups : 1));
 	if (m->tbl24 == NULL || m->groups == NULL || m->free_stack == NULL) {
 		mbt_fini(m);
@@ -45,11 +95,12 @@ void
 mbt_fini(struct mbt *m)
 {
 	if (m->own_tbl24)
-		fib_mem_free(m->tbl24, MBT_TBL24_SIZE * sizeof(uint32_t));
-	m->own_tbl24 = false;
-	fib_mem_free(m->groups, groups_bytes(m->ngroups));
+		fib_mem_free(m->tbl24, tbl24_bytes(m));
+	fib_mem_free(m->groups, groups_bytes(m));
 	free(m->free_stack);
-	m->tbl24 = m->groups = m->free_stack = NULL;
+	m->own_tbl24 = false;
+	m->tbl24 = m->groups = NULL;
+	m->free_stack = NULL;
 }
 
 /* Writer: a group to fill; the dry run guaranteed one is available. */
@@ -76,55 +127,75 @@ group_release(void *ctx, uint32_t g)
 	m->used--;
 }
 
-static uint32_t *
-group_entries(const struct mbt *m, uint32_t ext_entry)
-{
-	return m->groups + (ext_entry >> 1);
-}
-
 /* Writer: queue an unpublished group and all groups below it. Cannot
  * fail: mbt_write reserved room in the defer queue. */
 static void
 free_subtree(struct mbt *m, uint32_t ext_entry, unsigned int level)
 {
-	const uint32_t *g = group_entries(m, ext_entry);
+	const void *g = child_of(m, ext_entry);
 	if (level + 1 < m->levels) {
-		for (unsigned int i = 0; i < MBT_GROUP_SIZE; i++)
-			if (g[i] & MBT_EXT)
-				free_subtree(m, g[i], level + 1);
+		for (uint32_t i = 0; i < MBT_GROUP_SIZE; i++) {
+			uint32_t e = ent_get(m, g, i);
+			if (e & MBT_EXT)
+				free_subtree(m, e, level + 1);
+		}
 	}
-	(void)defer_push(m->defer, group_release, m, (ext_entry >> 1) / MBT_GROUP_SIZE);
+	(void)defer_push(m->defer, group_release, m, ext_entry >> 1);
 }
 
-/* True, with the value, when every entry of a group holds the same nexthop. */
+/* True, with the value, when every entry of a group holds one nexthop. */
 static bool
-group_uniform(const uint32_t *g, uint32_t *val)
+group_uniform(const struct mbt *m, const void *g, uint32_t *val)
 {
-	uint32_t v = g[0];
+	uint32_t v = ent_get(m, g, 0);
 	if (v & MBT_EXT)
 		return false;
-	for (unsigned int i = 1; i < MBT_GROUP_SIZE; i++)
-		if (g[i] != v)
+	for (uint32_t i = 1; i < MBT_GROUP_SIZE; i++)
+		if (ent_get(m, g, i) != v)
 			return false;
 	*val = v;
 	return true;
 }
 
-static inline void
-entry_store(uint32_t *e, uint32_t v)
-{
-	__atomic_store_n(e, v, __ATOMIC_RELAXED);
-}
+/*
+ * How [lo, hi] meets a table at `level` that covers keys from base:
+ * entries first..last are touched, and the ones strictly inside
+ * (full_first..full_last, possibly empty) are covered whole. Only the
+ * first and last can be partial, and only partial entries need groups.
+ */
+struct span {
+	uint32_t first, last;
+	int64_t full_first, full_last; /* full_first > full_last: none */
+	fib_key_t entry_mask;          /* keys per entry, minus one */
+};
 
-/* Index range [*first, *last] of the entries of a table at `level`
- * (covering keys from base) that [lo, hi] touches. */
-static void
-entry_span(unsigned int level, fib_key_t base, fib_key_t lo, fib_key_t hi, uint32_t *first,
-	   uint32_t *last)
+static struct span
+span_of(unsigned int level, fib_key_t base, fib_key_t lo, fib_key_t hi)
 {
 	unsigned int shift = level_shift(level);
-	*first = (uint32_t)((lo - base) >> shift);
-	*last = (uint32_t)((hi - base) >> shift);
+	struct span s = {.entry_mask = ((fib_key_t)1 << shift) - 1};
+	s.first = (uint32_t)((lo - base) >> shift);
+	s.last = (uint32_t)((hi - base) >> shift);
+	s.full_first = (int64_t)s.first + ((lo & s.entry_mask) != 0);
+	s.full_last = (int64_t)s.last - ((hi & s.entry_mask) != s.entry_mask);
+	return s;
+}
+
+/* Key range of entry i of a table covering keys from base, clipped to [lo, hi]. */
+static void
+clip(const struct span *s, unsigned int level, fib_key_t base, uint32_t i, fib_key_t lo,
+     fib_key_t hi, fib_key_t *elo, fib_key_t *clo, fib_key_t *chi)
+{
+	*elo = base + ((fib_key_t)i << level_shift(level));
+	fib_key_t ehi = *elo | s->entry_mask;
+	*clo = lo > *elo ? lo : *elo;
+	*chi = hi < ehi ? hi : ehi;
+}
+
+static bool
+partial(const struct span *s, uint32_t i)
+{
+	return (int64_t)i < s->full_first || (int64_t)i > s->full_last;
 }
 
 struct dry_run {
@@ -140,26 +211,23 @@ struct dry_run {
 /*
  * Count the groups writing [lo, hi] would create under a table at
  * `level`. tbl is NULL for a group the real run would have created by
- * now; all its entries then hold `fill`. Only the first and last entries
- * can be partly covered, and only those can need a group.
+ * now; all its entries then hold `fill`.
  */
 static void
-dry_table(struct dry_run *d, const uint32_t *tbl, uint32_t fill, unsigned int level, fib_key_t base,
+dry_table(struct dry_run *d, const void *tbl, uint32_t fill, unsigned int level, fib_key_t base,
 	  fib_key_t lo, fib_key_t hi)
 {
-	unsigned int shift = level_shift(level);
-	fib_key_t span = ((fib_key_t)1 << shift) - 1;
-	uint32_t first, last;
-	entry_span(level, base, lo, hi, &first, &last);
-
-	for (uint32_t i = first; i <= last; i += (last > first ? last - first : 1)) {
-		fib_key_t elo = base + ((fib_key_t)i << shift), ehi = elo | span;
-		if (lo <= elo && hi >= ehi)
+	struct span s = span_of(level, base, lo, hi);
+	uint32_t edge[2] = {s.first, s.last};
+	for (unsigned int k = 0; k < (s.last > s.first ? 2u : 1u); k++) {
+		uint32_t i = edge[k];
+		if (!partial(&s, i))
 			continue;
-		fib_key_t clo = lo > elo ? lo : elo, chi = hi < ehi ? hi : ehi;
-		uint32_t e = tbl ? tbl[i] : fill;
+		fib_key_t elo, clo, chi;
+		clip(&s, level, base, i, lo, hi, &elo, &clo, &chi);
+		uint32_t e = tbl ? ent_get(d->m, tbl, i) : fill;
 		if (e & MBT_EXT) {
-			dry_table(d, group_entries(d->m, e), 0, level + 1, elo, clo, chi);
+			dry_table(d, child_of(d->m, e), 0, level + 1, elo, clo, chi);
 			continue;
 		}
 		if (e == d->val)
@@ -173,52 +241,96 @@ dry_table(struct dry_run *d, const uint32_t *tbl, uint32_t fill, unsigned int le
 	}
 }
 
-/* Write val into [lo, hi] of a table at `level` covering keys from base. */
-static void
-write_table(struct mbt *m, uint32_t *tbl, unsigned int level, fib_key_t base, fib_key_t lo,
-	    fib_key_t hi, uint32_t val)
-{
-	unsigned int shift = level_shift(level);
-	fib_key_t span = ((fib_key_t)1 << shift) - 1;
-	uint32_t first, last;
-	entry_span(level, base, lo, hi, &first, &last);
+static void write_table(struct mbt *m, void *tbl, unsigned int level, fib_key_t base, fib_key_t lo,
+			fib_key_t hi, uint32_t val);
 
-	for (uint32_t i = first; i <= last; i++) {
-		fib_key_t elo = base + ((fib_key_t)i << shift), ehi = elo | span;
-		uint32_t e = tbl[i];
-		if (lo <= elo && hi >= ehi) {
-			/* Whole entry: overwrite, then retire what hung below. */
-			if (e != val) {
-				entry_store(&tbl[i], val);
-				if (e & MBT_EXT)
-					free_subtree(m, e, level + 1);
-			}
-			continue;
-		}
-		fib_key_t clo = lo > elo ? lo : elo, chi = hi < ehi ? hi : ehi;
-		if (!(e & MBT_EXT)) {
+/* Write val into the part [clo, chi] of entry i, which it does not cover. */
+static void
+write_partial(struct mbt *m, void *tbl, unsigned int level, uint32_t i, fib_key_t elo,
+	      fib_key_t clo, fib_key_t chi, uint32_t val)
+{
+	uint32_t e = ent_get(m, tbl, i);
+	if (!(e & MBT_EXT)) {
+		if (e == val)
+			return;
+		/* Split: a private copy of the entry, edited while no reader
+		 * can see it, then published whole. */
+		uint32_t g = group_alloc(m);
+		void *child = group_at(m, g);
+		for (uint32_t k = 0; k < MBT_GROUP_SIZE; k++)
+			ent_put(m, child, k, e);
+		write_table(m, child, level + 1, elo, clo, chi, val);
+		ent_publish(m, tbl, i, (g << 1) | MBT_EXT);
+		return;
+	}
+	void *child = child_of(m, e);
+	write_table(m, child, level + 1, elo, clo, chi, val);
+	uint32_t u;
+	if (group_uniform(m, child, &u)) {
+		/* Merge a group that now says one thing everywhere. */
+		ent_put(m, tbl, i, u);
+		(void)defer_push(m->defer, group_release, m, e >> 1);
+	}
+}
+
+/* True if any entry of [first, last] leads to a group. */
+static bool
+any_ext(const struct mbt *m, const void *tbl, uint32_t first, uint32_t last)
+{
+	uint32_t acc = 0;
+	if (m->esize == 2)
+		for (uint32_t i = first; i <= last; i++)
+			acc |= ((const uint16_t *)tbl)[i];
+	else
+		for (uint32_t i = first; i <= last; i++)
+			acc |= ((const uint32_t *)tbl)[i];
+	return acc & MBT_EXT;
+}
+
+/*
+ * Overwrite whole entries [first, last] with val, retiring the groups
+ * below them. Most runs of a full table have no group under them (a /8
+ * is 65536 first-level entries), and for those the loops below compile
+ * to vector code: a scan, then a fill. The fill uses plain stores: each
+ * aligned entry is still written whole, which is all readers rely on.
+ */
+static void
+fill(struct mbt *m, void *tbl, unsigned int level, uint32_t first, uint32_t last, uint32_t val)
+{
+	if (any_ext(m, tbl, first, last)) {
+		for (uint32_t i = first; i <= last; i++) {
+			uint32_t e = ent_get(m, tbl, i);
 			if (e == val)
 				continue;
-			/* Split: a private copy of the entry, edited while no
-			 * reader can see it, then published whole. The release
-			 * orders the group's contents before the pointer. */
-			uint32_t g = group_alloc(m);
-			uint32_t *child = m->groups + (size_t)g * MBT_GROUP_SIZE;
-			for (unsigned int k = 0; k < MBT_GROUP_SIZE; k++)
-				child[k] = e;
-			write_table(m, child, level + 1, elo, clo, chi, val);
-			__atomic_store_n(&tbl[i], ((g * MBT_GROUP_SIZE) << 1) | MBT_EXT,
-					 __ATOMIC_RELEASE);
-			continue;
+			ent_put(m, tbl, i, val);
+			if (e & MBT_EXT)
+				free_subtree(m, e, level + 1);
 		}
-		uint32_t *child = group_entries(m, e);
-		write_table(m, child, level + 1, elo, clo, chi, val);
-		uint32_t u;
-		if (group_uniform(child, &u)) {
-			/* Merge a group that now says one thing everywhere. */
-			entry_store(&tbl[i], u);
-			(void)defer_push(m->defer, group_release, m, (e >> 1) / MBT_GROUP_SIZE);
-		}
+	} else if (m->esize == 2) {
+		for (uint32_t i = first; i <= last; i++)
+			((uint16_t *)tbl)[i] = (uint16_t)val;
+	} else {
+		for (uint32_t i = first; i <= last; i++)
+			((uint32_t *)tbl)[i] = val;
+	}
+}
+
+/* Write val into [lo, hi] of a table at `level` covering keys from base. */
+static void
+write_table(struct mbt *m, void *tbl, unsigned int level, fib_key_t base, fib_key_t lo,
+	    fib_key_t hi, uint32_t val)
+{
+	struct span s = span_of(level, base, lo, hi);
+	fib_key_t elo, clo, chi;
+	if (partial(&s, s.first)) {
+		clip(&s, level, base, s.first, lo, hi, &elo, &clo, &chi);
+		write_partial(m, tbl, level, s.first, elo, clo, chi, val);
+	}
+	if (s.full_first <= s.full_last)
+		fill(m, tbl, level, (uint32_t)s.full_first, (uint32_t)s.full_last, val);
+	if (s.last != s.first && partial(&s, s.last)) {
+		clip(&s, level, base, s.last, lo, hi, &elo, &clo, &chi);
+		write_partial(m, tbl, level, s.last, elo, clo, chi, val);
 	}
 }
 
@@ -227,7 +339,7 @@ write_table(struct mbt *m, uint32_t *tbl, unsigned int level, fib_key_t base, fi
 static int
 own_tbl24(struct mbt *m)
 {
-	uint32_t *t = fib_mem_alloc(MBT_TBL24_SIZE * sizeof(uint32_t), true);
+	void *t = fib_mem_alloc(tbl24_bytes(m), true);
 	if (t == NULL)
 		return -ENOMEM;
 	__atomic_store_n(&m->tbl24, t, __ATOMIC_RELEASE);
@@ -260,8 +372,8 @@ mbt_write(struct mbt *m, const struct mbt_range *r, uint32_t n, uint32_t nh)
 uint32_t
 mbt_get(const struct mbt *m, fib_key_t key)
 {
-	uint32_t e = m->tbl24[(uint32_t)(key >> level_shift(0))];
+	uint32_t e = ent_get(m, m->tbl24, (uint32_t)(key >> level_shift(0)));
 	for (unsigned int level = 1; e & MBT_EXT; level++)
-		e = group_entries(m, e)[(uint32_t)(key >> level_shift(level)) & 0xff];
+		e = ent_get(m, child_of(m, e), (uint32_t)(key >> level_shift(level)) & 0xff);
 	return e >> 1;
 }

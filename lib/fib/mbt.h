@@ -6,20 +6,22 @@
  * groups of 256 entries, each indexed by the next 8 bits. IPv4 uses two
  * levels (DIR-24-8: one read, or two for prefixes longer than /24); IPv6
  * uses fourteen (24 + 13 x 8 = 128 bits: at most 14 dependent reads, and
- * 2 to 4 for the /32../48 prefixes that make up most real tables).
+ * 2 to 4 for the /29../48 prefixes that make up most real tables).
  *
- * Entry format, 32 bits, so that 16 entries fill a cache line and a
- * group is exactly 16 lines:
- *   bit 0 = 0: bits 31..1 are the nexthop index (0 = no route);
- *   bit 0 = 1: bits 31..1 are the offset, in entries, of a child group
- *              in the group array (group number x 256), so a reader adds
- *              the next address byte and reads, without a multiply.
+ * Entries: bit 0 = 0: the rest is the nexthop index (0 = no route);
+ *          bit 0 = 1: the rest is the index of a child group.
+ * IPv4 entries are 16 bits, IPv6 entries 32. A random IPv4 lookup is one
+ * DRAM miss into the first level, and halving that table (32 MiB instead
+ * of 64) made those misses about 20% cheaper on the bench machine; it
+ * limits nexthop indices to 15 bits (FIB_NH_MAX) and IPv4 tables to 32767
+ * groups, i.e. 32767 /24s holding longer prefixes. IPv6 needs far more
+ * groups (about 0.2 per route on the real table), so it keeps 32 bits.
  *
  * Writer: one thread. Readers: any number, lock-free. The writer builds
  * a new group completely before a release store publishes it, overwrites
- * entries with single aligned 32-bit stores (never torn), and hands
- * unpublished groups to the QSBR defer queue, so a reader walking an old
- * path finishes it on memory that is still intact.
+ * entries with single aligned stores (never torn), and hands unpublished
+ * groups to the QSBR defer queue, so a reader walking an old path
+ * finishes it on memory that is still intact.
  */
 #ifndef FIB_MBT_H
 #define FIB_MBT_H
@@ -38,18 +40,25 @@ struct defer;
 #define MBT_EXT 1u
 #define MBT_LEVELS4 2
 #define MBT_LEVELS6 14
-/* Group offsets must fit in 31 bits. */
-#define MBT_GROUPS_MAX ((1u << (31 - MBT_GROUP_BITS)) - 1)
+#define MBT_ESIZE4 2
+#define MBT_ESIZE6 4
+/* Group indices must fit an entry; IPv6 is capped at 16M groups (16 GiB). */
+#define MBT_GROUPS_MAX4 0x7fffu
+#define MBT_GROUPS_MAX6 (1u << 24)
+/* Gathers read 4 bytes at a 2-byte entry: arrays get this much slack. */
+#define MBT_SLACK 64
 
 struct mbt {
 	/* Read by readers on every lookup. tbl24 starts as the process's
 	 * shared zero table and is replaced, once, by a table of its own
-	 * when the first route arrives: empty families cost no memory. */
-	uint32_t *tbl24;
-	uint32_t *groups;
+	 * when the first route arrives: empty families cost no memory.
+	 * uint16_t entries for IPv4, uint32_t for IPv6. */
+	void *tbl24;
+	void *groups;
 	/* Writer only, on its own cache line: the writer updates these on
 	 * every split and merge, and readers must not lose their line. */
 	_Alignas(64) uint8_t levels;
+	uint8_t esize;        /* entry size in bytes */
 	uint32_t ngroups;     /* capacity */
 	uint32_t fresh;       /* groups [fresh, ngroups) were never used */
 	uint32_t nfree;       /* groups on free_stack */
@@ -64,8 +73,10 @@ struct mbt_range {
 	fib_key_t lo, hi;
 };
 
-/* @return 0 or -ENOMEM. */
-int mbt_init(struct mbt *m, unsigned int levels, uint32_t ngroups, struct defer *defer);
+/* levels and esize: MBT_LEVELS4 and MBT_ESIZE4, or the 6 ones.
+ * @return 0, -EINVAL (too many groups) or -ENOMEM. */
+int mbt_init(struct mbt *m, unsigned int levels, unsigned int esize, uint32_t ngroups,
+	     struct defer *defer);
 void mbt_fini(struct mbt *m);
 
 /*

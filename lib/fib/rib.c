@@ -31,16 +31,20 @@ node_covers(const struct rib_node *n, fib_key_t key, unsigned int len)
 }
 
 struct rib_node *
-rib_find(const struct rib *rib, fib_key_t key, unsigned int len)
+rib_find(const struct rib *rib, fib_key_t key, unsigned int len, struct rib_node **covering)
 {
-	struct rib_node *n = rib->root;
+	struct rib_node *n = rib->root, *cover = NULL;
 	key = key_prefix(key, len);
 	while (n != NULL && node_covers(n, key, len)) {
 		if (n->len == len)
-			return n;
+			break;
+		if (n->routes != NULL)
+			cover = n;
 		n = n->child[key_bit(key, n->len)];
 	}
-	return NULL;
+	if (covering != NULL)
+		*covering = cover;
+	return n != NULL && n->len == len && n->key == key ? n : NULL;
 }
 
 static struct rib_node *
@@ -63,18 +67,24 @@ attach(struct rib_node *parent, struct rib_node *child)
 }
 
 struct rib_node *
-rib_insert(struct rib *rib, fib_key_t key, unsigned int len)
+rib_insert(struct rib *rib, fib_key_t key, unsigned int len, struct rib_node **covering)
 {
-	struct rib_node **link = &rib->root, *parent = NULL, *n;
+	struct rib_node **link = &rib->root, *parent = NULL, *n, *cover = NULL;
 	key = key_prefix(key, len);
 
 	/* Step 1: descend while the node's prefix contains the new one. */
 	while ((n = *link) != NULL && node_covers(n, key, len)) {
 		if (n->len == len)
-			return n;
+			break;
+		if (n->routes != NULL)
+			cover = n;
 		parent = n;
 		link = &n->child[key_bit(key, n->len)];
 	}
+	if (covering != NULL)
+		*covering = cover;
+	if (n != NULL && n->len == len && n->key == key)
+		return n;
 	struct rib_node *new = node_new(rib, key, len, parent);
 	if (new == NULL)
 		return NULL;
@@ -144,15 +154,6 @@ rib_match(const struct rib *rib, fib_key_t key)
 		n = n->child[key_bit(key, n->len)];
 	}
 	return best;
-}
-
-struct rib_node *
-rib_covering(const struct rib_node *n)
-{
-	for (n = n->parent; n != NULL; n = n->parent)
-		if (n->routes != NULL)
-			return (struct rib_node *)n;
-	return NULL;
 }
 
 static int

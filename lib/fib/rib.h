@@ -8,7 +8,8 @@
  * The lookup structures are derived from it: the region a node's best
  * route owns is its prefix minus the prefixes of its nearest routed
  * descendants (rib_ranges), and what that region shows without the node
- * is the best route of its nearest routed ancestor (rib_covering).
+ * is the best route of its nearest routed ancestor (the `covering` node
+ * rib_find and rib_insert report).
  *
  * Writer thread only: readers never see the RIB.
  */
@@ -53,16 +54,18 @@ struct range_buf {
 void rib_init(struct rib *rib);
 void rib_fini(struct rib *rib);
 
-/* The node for exactly key/len, or NULL. */
-struct rib_node *rib_find(const struct rib *rib, fib_key_t key, unsigned int len);
-/* The node for key/len, created (as glue) if absent; NULL if out of memory. */
-struct rib_node *rib_insert(struct rib *rib, fib_key_t key, unsigned int len);
+/* The node for exactly key/len, or NULL. If covering is not NULL, it gets
+ * the nearest routed node above key/len (whether or not that exists). */
+struct rib_node *rib_find(const struct rib *rib, fib_key_t key, unsigned int len,
+			  struct rib_node **covering);
+/* The node for key/len, created without routes if absent; NULL if out of
+ * memory. covering as for rib_find. One descent does both. */
+struct rib_node *rib_insert(struct rib *rib, fib_key_t key, unsigned int len,
+			    struct rib_node **covering);
 /* Remove a node left without routes, if the trie no longer needs it. */
 void rib_prune(struct rib *rib, struct rib_node *n);
 /* The longest routed prefix containing key, or NULL. */
 struct rib_node *rib_match(const struct rib *rib, fib_key_t key);
-/* The nearest routed strict ancestor of n, or NULL. */
-struct rib_node *rib_covering(const struct rib_node *n);
 /* Replace buf's contents with the ranges n's routes own. @return 0 or -ENOMEM. */
 int rib_ranges(const struct rib_node *n, struct range_buf *buf);
 void range_buf_free(struct range_buf *buf);

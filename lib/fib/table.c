@@ -17,8 +17,8 @@
 #include "defer.h"
 #include "table.h"
 
-#define GROUPS4_DEFAULT (1u << 16) /* 64 MiB of address space, touched on use */
-#define GROUPS6_DEFAULT (1u << 20) /* 1 GiB of address space, touched on use */
+#define GROUPS4_DEFAULT MBT_GROUPS_MAX4 /* 16 MiB of address space, touched on use */
+#define GROUPS6_DEFAULT (1u << 20)      /* 1 GiB of address space, touched on use */
 
 struct fib_table *
 table_create(uint32_t id, const struct fib_conf *conf, struct defer *defer)
@@ -33,8 +33,8 @@ table_create(uint32_t id, const struct fib_conf *conf, struct defer *defer)
 	rib_init(&t->rib6);
 	uint32_t g4 = conf->groups4 ? conf->groups4 : GROUPS4_DEFAULT;
 	uint32_t g6 = conf->groups6 ? conf->groups6 : GROUPS6_DEFAULT;
-	if (mbt_init(&t->v4, MBT_LEVELS4, g4, defer) < 0 ||
-	    mbt_init(&t->v6, MBT_LEVELS6, g6, defer) < 0) {
+	if (mbt_init(&t->v4, MBT_LEVELS4, MBT_ESIZE4, g4, defer) < 0 ||
+	    mbt_init(&t->v6, MBT_LEVELS6, MBT_ESIZE6, g6, defer) < 0) {
 		table_free(t);
 		return NULL;
 	}
@@ -93,11 +93,11 @@ route_value(const struct fib_table *t, const struct rib_route *r)
 	return r->type == FIB_RT_UNICAST ? r->nh : t->type_nh[r->type];
 }
 
-/* What the node's region shows when the node has no route. */
+/* What a node's region shows when the node has no route: the value of
+ * its nearest routed ancestor c. */
 static uint32_t
-covering_value(const struct fib_table *t, const struct rib_node *n)
+covering_value(const struct fib_table *t, const struct rib_node *c)
 {
-	const struct rib_node *c = rib_covering(n);
 	return c ? route_value(t, c->routes) : FIB_NH_NONE;
 }
 
@@ -151,25 +151,21 @@ int
 table_route_add(struct fib_table *t, const struct fib_route *nr, bool replace)
 {
 	struct fam f = family(t, nr->dst.family);
-	fib_key_t key = prefix_key(&nr->dst);
-	struct rib_node *n = rib_find(f.rib, key, nr->dst.len);
-
-	if (n != NULL) {
-		struct rib_route *cur = *route_slot(n, nr->metric);
-		if (cur != NULL && cur->metric == nr->metric) {
-			if (!replace)
-				return -EEXIST;
-			return replace_existing(t, f, n, cur, nr);
-		}
-	}
-	bool created = n == NULL;
-	if (created && (n = rib_insert(f.rib, key, nr->dst.len)) == NULL)
+	struct rib_node *cover;
+	/* Found or created in one descent; rib_prune() undoes a creation. */
+	struct rib_node *n = rib_insert(f.rib, prefix_key(&nr->dst), nr->dst.len, &cover);
+	if (n == NULL)
 		return -ENOMEM;
-	uint32_t old = n->routes ? route_value(t, n->routes) : covering_value(t, n);
+	struct rib_route *cur = *route_slot(n, nr->metric);
+	if (cur != NULL && cur->metric == nr->metric) {
+		if (!replace)
+			return -EEXIST;
+		return replace_existing(t, f, n, cur, nr);
+	}
+	uint32_t old = n->routes ? route_value(t, n->routes) : covering_value(t, cover);
 	struct rib_route *r = rib_route_alloc(f.rib);
 	if (r == NULL) {
-		if (created)
-			rib_prune(f.rib, n);
+		rib_prune(f.rib, n);
 		return -ENOMEM;
 	}
 	r->metric = nr->metric;
@@ -196,7 +192,8 @@ int
 table_route_del(struct fib_table *t, const struct fib_route *key, bool any_metric)
 {
 	struct fam f = family(t, key->dst.family);
-	struct rib_node *n = rib_find(f.rib, prefix_key(&key->dst), key->dst.len);
+	struct rib_node *cover;
+	struct rib_node *n = rib_find(f.rib, prefix_key(&key->dst), key->dst.len, &cover);
 	if (n == NULL || n->routes == NULL)
 		return -ENOENT;
 	struct rib_route **slot = any_metric ? &n->routes : route_slot(n, key->metric);
@@ -206,7 +203,7 @@ table_route_del(struct fib_table *t, const struct fib_route *key, bool any_metri
 
 	uint32_t old = route_value(t, n->routes), val = old;
 	if (r == n->routes)
-		val = r->next ? route_value(t, r->next) : covering_value(t, n);
+		val = r->next ? route_value(t, r->next) : covering_value(t, cover);
 	if (val != old) {
 		int rc = install(t, f, n, val);
 		if (rc < 0)
@@ -224,7 +221,7 @@ table_route_get(const struct fib_table *t, const struct fib_route *key, bool any
 		struct fib_route *out)
 {
 	struct fam f = family(t, key->dst.family);
-	struct rib_node *n = rib_find(f.rib, prefix_key(&key->dst), key->dst.len);
+	struct rib_node *n = rib_find(f.rib, prefix_key(&key->dst), key->dst.len, NULL);
 	if (n == NULL || n->routes == NULL)
 		return -ENOENT;
 	struct rib_route *r = any_metric ? n->routes : *route_slot(n, key->metric);
@@ -283,11 +280,12 @@ void
 table_mem(const struct fib_table *t, struct fib_mem_stats *st)
 {
 	memset(st, 0, sizeof(*st));
-	st->tbl24_bytes =
-		((uint64_t)t->v4.own_tbl24 + t->v6.own_tbl24) * MBT_TBL24_SIZE * sizeof(uint32_t);
+	st->tbl24_bytes = (uint64_t)MBT_TBL24_SIZE *
+			  (t->v4.own_tbl24 * MBT_ESIZE4 + t->v6.own_tbl24 * MBT_ESIZE6);
 	st->groups4_used = t->v4.used;
 	st->groups6_used = t->v6.used;
-	st->groups_bytes = ((uint64_t)t->v4.used + t->v6.used) * MBT_GROUP_SIZE * sizeof(uint32_t);
+	st->groups_bytes = (uint64_t)MBT_GROUP_SIZE *
+			   ((uint64_t)t->v4.used * MBT_ESIZE4 + (uint64_t)t->v6.used * MBT_ESIZE6);
 	st->rib_bytes = t->rib4.nodes.bytes + t->rib4.route_slab.bytes + t->rib6.nodes.bytes +
 			t->rib6.route_slab.bytes;
 }

@@ -14,10 +14,10 @@
 #include "prefix_file.h"
 
 /* Nexthop indices the tests reserve for the special route types. */
-#define NH_LOCAL 1000001u
-#define NH_BLACKHOLE 1000002u
-#define NH_UNREACHABLE 1000003u
-#define NH_PROHIBIT 1000004u
+#define NH_LOCAL 32761u
+#define NH_BLACKHOLE 32762u
+#define NH_UNREACHABLE 32763u
+#define NH_PROHIBIT 32764u
 
 static inline struct fib_conf
 test_conf(void)

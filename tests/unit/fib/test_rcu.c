@@ -27,7 +27,7 @@
 
 /* The machine has two cores: one reader runs truly beside the writer. */
 #define READERS 1
-#define MAX_IDS (1u << 22)
+#define MAX_IDS (FIB_NH_MAX + 1)
 #define ALIVE UINT32_MAX
 #define NSLOTS (1 + 16 + 256)
 #define RUN_NS 3000000000ull
@@ -47,6 +47,15 @@ static struct {
 	uint32_t born[MAX_IDS]; /* operation that installed the id */
 	uint32_t died[MAX_IDS]; /* operation that removed it, or ALIVE */
 	uint32_t slot_of[MAX_IDS];
+	/* Ids are recycled: an id goes back to use only once the reader has
+	 * begun a burst after the operation that removed it ended, so no
+	 * check in progress can confuse its old and new lives. */
+	struct {
+		uint32_t id;
+		uint32_t until; /* reusable once every reader's s0 exceeds it */
+	} free_ids[MAX_IDS];
+	uint32_t free_head, free_count;
+	uint32_t reader_s0[READERS]; /* s0 of the reader's current burst */
 	volatile int stop;
 	uint64_t lookups[READERS], errors[READERS];
 } g;
@@ -214,6 +223,7 @@ reader(void *arg)
 			dst6[i] = a[i].addr.v6;
 		}
 		uint32_t s0 = __atomic_load_n(&g.seq, __ATOMIC_ACQUIRE);
+		__atomic_store_n(&g.reader_s0[id], s0, __ATOMIC_SEQ_CST);
 		if (g.af == FIB_AF_INET)
 			fib_lookup4_bulk(t, dst4, nh, BURST);
 		else
@@ -240,6 +250,31 @@ reader(void *arg)
 	return NULL;
 }
 
+/* Writer: an id whose quarantine is over, or 0. */
+static uint32_t
+id_get(void)
+{
+	if (g.free_count == 0)
+		return 0;
+	uint32_t id = g.free_ids[g.free_head].id, until = g.free_ids[g.free_head].until;
+	for (unsigned int r = 0; r < READERS; r++)
+		if (__atomic_load_n(&g.reader_s0[r], __ATOMIC_SEQ_CST) <= until && until != 0)
+			return 0;
+	g.free_head = (g.free_head + 1) % MAX_IDS;
+	g.free_count--;
+	return id;
+}
+
+/* Writer: id was removed by operation op (or never used: op ALIVE). */
+static void
+id_put(uint32_t id, uint32_t op)
+{
+	uint32_t tail = (g.free_head + g.free_count) % MAX_IDS;
+	g.free_ids[tail].id = id;
+	g.free_ids[tail].until = op == ALIVE ? 0 : 2 * op + 2;
+	g.free_count++;
+}
+
 static void
 run(uint8_t af)
 {
@@ -257,30 +292,37 @@ run(uint8_t af)
 	struct fib_route def = {.dst = {.family = af}, .nh = 1};
 	assert_int_equal(fib_route_add(g.fib, &def), 0);
 
+	for (uint32_t i = 2; i < MAX_IDS; i++)
+		id_put(i, ALIVE);
 	pthread_t th[READERS];
 	for (unsigned int i = 0; i < READERS; i++)
 		assert_int_equal(pthread_create(&th[i], NULL, reader, (void *)(uintptr_t)i), 0);
 
-	uint32_t next_id = 2, op = 0;
+	uint32_t op = 0;
 	unsigned int seed = 12345;
 	uint64_t end = now_ns() + RUN_NS, ops = 0;
-	while (now_ns() < end && next_id < MAX_IDS - 1) {
+	while (now_ns() < end) {
 		unsigned int s = (unsigned int)rand_r(&seed) % NSLOTS;
 		struct slot *sl = &g.slot[s];
 		int what = rand_r(&seed) % 3; /* 0 add/replace, 1 delete, 2 replace */
-		struct fib_route r = {.dst = sl->p, .nh = next_id};
+		uint32_t id = sl->cur == 0 || what != 1 ? id_get() : 0;
+		if (id == 0 && sl->cur == 0)
+			continue; /* no id out of quarantine yet */
+		struct fib_route r = {.dst = sl->p, .nh = id};
 		__atomic_store_n(&g.seq, 2 * op + 1, __ATOMIC_RELEASE);
-		if (sl->cur == 0 || what != 1) {
-			g.slot_of[next_id] = s;
-			g.died[next_id] = ALIVE;
-			__atomic_store_n(&g.born[next_id], op, __ATOMIC_RELEASE);
-			if (sl->cur)
+		if (id != 0) {
+			g.slot_of[id] = s;
+			__atomic_store_n(&g.died[id], ALIVE, __ATOMIC_RELEASE);
+			__atomic_store_n(&g.born[id], op, __ATOMIC_RELEASE);
+			if (sl->cur) {
 				__atomic_store_n(&g.died[sl->cur], op, __ATOMIC_RELEASE);
+				id_put(sl->cur, op);
+			}
 			assert_int_equal(fib_route_replace(g.fib, &r), 0);
-			__atomic_store_n(&sl->cur, next_id, __ATOMIC_RELEASE);
-			next_id++;
+			__atomic_store_n(&sl->cur, id, __ATOMIC_RELEASE);
 		} else {
 			__atomic_store_n(&g.died[sl->cur], op, __ATOMIC_RELEASE);
+			id_put(sl->cur, op);
 			assert_int_equal(fib_route_del(g.fib, &r, true), 0);
 			__atomic_store_n(&sl->cur, 0, __ATOMIC_RELEASE);
 		}
