@@ -30,11 +30,13 @@
 static struct {
 	unsigned int runs;
 	uint32_t addrs;
-	uint32_t routes; /* 0: the whole table */
+	uint32_t routes;     /* 0: the whole table */
+	unsigned int burst;  /* addresses per bulk lookup call */
+	unsigned int burst2; /* a second burst size measured, 0: none */
 	int smoke;
 	const char *only; /* "4", "6" or "rules": run just that part */
 	FILE *summary;
-} opt = {.runs = 7, .addrs = 1u << 22};
+} opt = {.runs = 7, .addrs = 1u << 22, .burst = 32, .burst2 = 64};
 
 struct family_setup {
 	uint8_t af;
@@ -131,13 +133,44 @@ unload(struct peer *p, const struct workload *w)
 }
 
 static double
-time_bulk(const struct peer *p, unsigned int v, const struct workload *w)
+time_bulk(const struct peer *p, unsigned int v, const struct workload *w, unsigned int burst)
 {
-	uint64_t out[PEER_BURST];
+	uint64_t out[PEER_BURST_MAX];
 	uint64_t t0 = bench_tsc();
-	for (uint32_t i = 0; i + PEER_BURST <= w->naddrs; i += PEER_BURST)
-		p->bulk[v](p->ctx, addr_at(w, i), out, PEER_BURST);
-	return (double)(bench_tsc() - t0) / (w->naddrs - w->naddrs % PEER_BURST);
+	for (uint32_t i = 0; i + burst <= w->naddrs; i += burst)
+		p->bulk[v](p->ctx, addr_at(w, i), out, burst);
+	return (double)(bench_tsc() - t0) / (w->naddrs - w->naddrs % burst);
+}
+
+/* Bulk lookups in bursts of `burst`: every variant of every peer, runs
+ * interleaved so drift affects them alike; best[k] is peer k's fastest
+ * variant's median. */
+static void
+bulk_medians(struct peer *peers, unsigned int np, const struct workload *w, unsigned int burst,
+	     double *best)
+{
+	double samples[3][PEER_MAX_VARIANTS][MAX_RUNS];
+	for (unsigned int r = 0; r < opt.runs; r++) {
+		for (unsigned int k = 0; k < np; k++) {
+			struct peer *p = &peers[k];
+			for (unsigned int v = 0; v < p->nvariants; v++) {
+				if (p->select)
+					p->select(p->ctx, v);
+				samples[k][v][r] = time_bulk(p, v, w, burst);
+			}
+		}
+	}
+	for (unsigned int k = 0; k < np; k++) {
+		struct peer *p = &peers[k];
+		best[k] = 1e30;
+		for (unsigned int v = 0; v < p->nvariants; v++) {
+			double m = bench_median(samples[k][v], opt.runs);
+			printf("  %-9s bulk lookup %-14s burst %3u %6.2f cycles\n", p->name,
+			       p->variant[v], burst, m);
+			if (m < best[k])
+				best[k] = m;
+		}
+	}
 }
 
 static double
@@ -158,17 +191,17 @@ time_one(const struct peer *p, const struct workload *w)
 static int
 verify(struct peer *peers, unsigned int np, const struct workload *w)
 {
-	uint64_t ref[PEER_BURST], out[PEER_BURST];
+	uint64_t ref[PEER_BURST_MAX], out[PEER_BURST_MAX];
 	uint64_t bad = 0;
 	for (unsigned int k = 1; k < np; k++) {
 		struct peer *p = &peers[k];
 		for (unsigned int v = 0; v < p->nvariants; v++) {
 			if (p->select && p->select(p->ctx, v) != 0)
 				return -1;
-			for (uint32_t i = 0; i + PEER_BURST <= w->naddrs; i += PEER_BURST) {
-				peers[0].bulk[0](peers[0].ctx, addr_at(w, i), ref, PEER_BURST);
-				p->bulk[v](p->ctx, addr_at(w, i), out, PEER_BURST);
-				for (unsigned int j = 0; j < PEER_BURST; j++) {
+			for (uint32_t i = 0; i + opt.burst <= w->naddrs; i += opt.burst) {
+				peers[0].bulk[0](peers[0].ctx, addr_at(w, i), ref, opt.burst);
+				p->bulk[v](p->ctx, addr_at(w, i), out, opt.burst);
+				for (unsigned int j = 0; j < opt.burst; j++) {
 					uint32_t a = peers[0].result[0](ref, j);
 					uint32_t b = p->result[v](out, j);
 					if (a != b && bad++ < 5)
@@ -237,7 +270,10 @@ run_family(const struct family_setup *fs)
 	struct fib_mem_stats st;
 	fib_table_mem(peer_ours_fib(&peers[0]), FIB_TABLE_MAIN, &st);
 	uint32_t used = fs->af == FIB_AF_INET ? st.groups4_used : st.groups6_used;
-	printf("  ours      %u second-level groups\n", used);
+	printf("  ours      %u second-level groups; memory: first level %.1f MiB, groups %.1f MiB, "
+	       "RIB %.1f MiB\n",
+	       used, (double)st.tbl24_bytes / (1 << 20), (double)st.groups_bytes / (1 << 20),
+	       (double)st.rib_bytes / (1 << 20));
 	w.ngroups = 2 * used + fs->peer_groups_per_route * w.pl.n + 4096;
 	np = 1;
 	if ((rc = fs->fast_peer(&peers[np], w.pl.n + 16, w.ngroups)) < 0)
@@ -254,37 +290,20 @@ run_family(const struct family_setup *fs)
 	if (verify(peers, np, &w) < 0)
 		return -EPROTO;
 
-	/* Lookups: runs interleaved across implementations, so drift
-	 * affects them alike. */
-	double samples[3][PEER_MAX_VARIANTS][MAX_RUNS], single[3][MAX_RUNS];
+	double best[3], one[3], single[3][MAX_RUNS];
+	char key[64];
+	bulk_medians(peers, np, &w, opt.burst, best);
 	for (unsigned int r = 0; r < opt.runs; r++) {
 		for (unsigned int k = 0; k < np; k++) {
-			struct peer *p = &peers[k];
-			for (unsigned int v = 0; v < p->nvariants; v++) {
-				if (p->select)
-					p->select(p->ctx, v);
-				samples[k][v][r] = time_bulk(p, v, &w);
-			}
-			if (p->select)
-				p->select(p->ctx, 0);
-			single[k][r] = time_one(p, &w);
+			if (peers[k].select)
+				peers[k].select(peers[k].ctx, 0);
+			single[k][r] = time_one(&peers[k], &w);
 		}
 	}
-	double best[3], one[3];
-	char key[64];
 	for (unsigned int k = 0; k < np; k++) {
-		struct peer *p = &peers[k];
-		best[k] = 1e30;
-		for (unsigned int v = 0; v < p->nvariants; v++) {
-			double m = bench_median(samples[k][v], opt.runs);
-			printf("  %-9s bulk lookup %-14s %6.2f cycles\n", p->name, p->variant[v],
-			       m);
-			if (m < best[k])
-				best[k] = m;
-		}
 		one[k] = bench_median(single[k], opt.runs);
-		printf("  %-9s single lookup            %6.2f cycles\n", p->name, one[k]);
-		printf("  %-9s memory %.1f MiB\n", p->name, (double)p->mem / (1 << 20));
+		printf("  %-9s single lookup %6.2f cycles, memory %.1f MiB\n", peers[k].name,
+		       one[k], (double)peers[k].mem / (1 << 20));
 	}
 	snprintf(key, sizeof(key), "lookup%s_vs_%s", fs->tag, peers[1].name);
 	summary(key, best[1] / best[0]);
@@ -300,6 +319,19 @@ run_family(const struct family_setup *fs)
 	summary(key, (double)peers[0].mem / (1 << 20));
 	snprintf(key, sizeof(key), "mem%s_%s_mib", fs->tag, peers[1].name);
 	summary(key, (double)peers[1].mem / (1 << 20));
+	/* A second burst size: our IPv6 walk overlaps more misses with more
+	 * lanes per level (see docs/performance.md). */
+	if (opt.burst2 && opt.burst2 != opt.burst) {
+		double b2[3];
+		bulk_medians(peers, np, &w, opt.burst2, b2);
+		for (unsigned int k = 1; k < np; k++) {
+			snprintf(key, sizeof(key), "lookup%s_vs_%s_b%u", fs->tag, peers[k].name,
+				 opt.burst2);
+			summary(key, b2[k] / b2[0]);
+		}
+		snprintf(key, sizeof(key), "lookup%s_cycles_b%u", fs->tag, opt.burst2);
+		summary(key, b2[0]);
+	}
 	printf("  %-9s insert %7.1f cycles/route (one run)\n", peers[2].name, slow_insert);
 	for (unsigned int k = 0; k < np; k++)
 		peers[k].destroy(peers[k].ctx);
@@ -332,18 +364,18 @@ static double
 time_route4(struct fib *fib, const uint32_t *src, const uint32_t *dst, uint32_t n)
 {
 	const struct fib_table *main_t = fib_table_lookup(fib, FIB_TABLE_MAIN);
-	uint32_t nh[PEER_BURST];
+	uint32_t nh[PEER_BURST_MAX];
 	volatile uint32_t sink;
 	uint32_t acc = 0;
 	uint64_t t0 = bench_tsc();
-	for (uint32_t i = 0; i + PEER_BURST <= n; i += PEER_BURST) {
-		fib_lookup4_bulk(main_t, &dst[i], nh, PEER_BURST);
+	for (uint32_t i = 0; i + opt.burst <= n; i += opt.burst) {
+		fib_lookup4_bulk(main_t, &dst[i], nh, opt.burst);
 		if (fib_rules_active(fib, FIB_AF_INET))
-			for (unsigned int j = 0; j < PEER_BURST; j++)
+			for (unsigned int j = 0; j < opt.burst; j++)
 				nh[j] = fib_rule_route4(fib, src[i + j], dst[i + j], 0, 0, nh[j]);
 		acc += nh[0];
 	}
-	double c = (double)(bench_tsc() - t0) / (n - n % PEER_BURST);
+	double c = (double)(bench_tsc() - t0) / (n - n % opt.burst);
 	sink = acc;
 	(void)sink;
 	return c;
@@ -410,7 +442,9 @@ usage(const char *prog)
 		"  --runs N    runs per figure, the median is reported (default 7)\n"
 		"  --addrs N   random addresses per lookup run (default 4194304)\n"
 		"  --routes N  use only the first N routes of each table\n"
-		"  --only P    run only part P: 4, 6 or rules\n",
+		"  --only P    run only part P: 4, 6 or rules\n"
+		"  --burst N   addresses per bulk lookup call (default 32, at most 256)\n"
+		"  --burst2 N  a second burst size to measure, 0 for none (default 64)\n",
 		prog);
 }
 
@@ -425,9 +459,10 @@ main(int argc, char **argv)
 	argc -= n;
 	argv += n;
 	static const struct option longopts[] = {
-		{"smoke", no_argument, NULL, 's'},       {"runs", required_argument, NULL, 'r'},
-		{"addrs", required_argument, NULL, 'a'}, {"routes", required_argument, NULL, 'n'},
-		{"only", required_argument, NULL, 'o'},  {NULL, 0, NULL, 0}};
+		{"smoke", no_argument, NULL, 's'},        {"runs", required_argument, NULL, 'r'},
+		{"addrs", required_argument, NULL, 'a'},  {"routes", required_argument, NULL, 'n'},
+		{"only", required_argument, NULL, 'o'},   {"burst", required_argument, NULL, 'b'},
+		{"burst2", required_argument, NULL, 'B'}, {NULL, 0, NULL, 0}};
 	int c;
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
@@ -436,6 +471,7 @@ main(int argc, char **argv)
 			opt.runs = 1;
 			opt.addrs = 1u << 16;
 			opt.routes = 20000;
+			opt.burst2 = 0;
 			break;
 		case 'r':
 			opt.runs = (unsigned int)atoi(optarg);
@@ -449,12 +485,19 @@ main(int argc, char **argv)
 		case 'o':
 			opt.only = optarg;
 			break;
+		case 'b':
+			opt.burst = (unsigned int)atoi(optarg);
+			break;
+		case 'B':
+			opt.burst2 = (unsigned int)atoi(optarg);
+			break;
 		default:
 			usage(argv[0]);
 			return 2;
 		}
 	}
-	if (opt.runs < 1 || opt.runs > MAX_RUNS || opt.addrs < PEER_BURST) {
+	if (opt.runs < 1 || opt.runs > MAX_RUNS || opt.burst < 1 || opt.burst > PEER_BURST_MAX ||
+	    opt.burst2 > PEER_BURST_MAX || opt.addrs < opt.burst || opt.addrs < opt.burst2) {
 		usage(argv[0]);
 		return 2;
 	}

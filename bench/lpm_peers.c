@@ -79,7 +79,7 @@ ours_bulk6(void *ctx, const void *addrs, void *out, unsigned int n)
 	/* The datapath passes pointers into packets; build them here, so
 	 * their cost is counted. */
 	const uint8_t(*a)[16] = addrs;
-	const uint8_t *p[PEER_BURST];
+	const uint8_t *p[PEER_BURST_MAX];
 	for (unsigned int i = 0; i < n; i++)
 		p[i] = a[i];
 	fib_lookup6_bulk(((struct ours *)ctx)->t, p, out, n);
@@ -469,10 +469,10 @@ void
 peer_update_mem(struct peer *p)
 {
 	if (strcmp(p->name, "ours") == 0) {
+		/* One family has routes: the other has no memory of its own. */
 		struct fib_mem_stats st;
 		fib_table_mem(peer_ours_fib(p), FIB_TABLE_MAIN, &st);
-		uint64_t groups = p->family == FIB_AF_INET ? st.groups4_used : st.groups6_used;
-		p->mem = st.tbl24_bytes / 2 + groups * 1024 + st.rib_bytes;
+		p->mem = st.tbl24_bytes + st.groups_bytes + st.rib_bytes;
 		return;
 	}
 	p->mem = heap_used() - ((struct dpdk_ctx *)p->ctx)->heap_base;

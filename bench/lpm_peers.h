@@ -13,7 +13,7 @@
 #include "fib.h"
 
 #define PEER_MAX_VARIANTS 4
-#define PEER_BURST 32
+#define PEER_BURST_MAX 256
 
 /*
  * Addresses of a burst: IPv4 in host order, IPv6 as 16-byte arrays.

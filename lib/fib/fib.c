@@ -32,7 +32,8 @@ fib_create(const struct fib_conf *conf)
 			return NULL;
 		}
 	}
-	if (conf->groups4 > MBT_GROUPS_MAX4 || conf->groups6 > MBT_GROUPS_MAX6) {
+	if (conf->groups4 > MBT_GROUPS_MAX4 || conf->groups6 > MBT_GROUPS_MAX6 ||
+	    conf->rule_unreachable_nh > FIB_NH_MAX) {
 		errno = EINVAL;
 		return NULL;
 	}

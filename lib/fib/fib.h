@@ -79,6 +79,10 @@ struct fib_conf {
 	 * non-unicast type (local, blackhole, unreachable, prohibit). Each
 	 * must be a valid nexthop index. type_nh[FIB_RT_UNICAST] is unused. */
 	uint32_t type_nh[FIB_RT_COUNT];
+	/* Result of a rule whose action is unreachable: Linux answers net
+	 * unreachable there, host unreachable for an unreachable route, so
+	 * the datapath may want another nexthop. 0: type_nh[UNREACHABLE]. */
+	uint32_t rule_unreachable_nh;
 };
 
 /**

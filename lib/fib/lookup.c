@@ -226,40 +226,47 @@ bits6_x16(__m512i h0, __m512i h1, unsigned int shift, uint64_t mask)
 }
 
 /*
- * 32 lookups walked level by level in step: at each level one masked
+ * 16 x V lookups walked level by level in step: at each level one masked
  * gather per 16 addresses reads the next entry of every address still
  * descending, so the misses of a level overlap and no branch depends on a
  * single address. The only branch is "does any address go deeper", once
- * per level. The low halves of the addresses are loaded only when some
- * prefix longer than /64 is reached.
+ * per level. Each level costs about one miss latency whatever the number
+ * of lanes, so the more vectors walk together the better; V is 2 or 4.
+ * The low halves of the addresses are loaded only when some prefix
+ * longer than /64 is reached.
  */
+#define LOOKUP6_MAXV 8
 static inline void
-lookup6_x32(const uint32_t *tbl24, const uint32_t *groups, const uint8_t *const *dst, uint32_t *nh)
+lookup6_xv(const uint32_t *tbl24, const uint32_t *groups, const uint8_t *const *dst, uint32_t *nh,
+	   unsigned int nv)
 {
 	const __m512i one = _mm512_set1_epi32(MBT_EXT);
-	__m512i h[4];
-	halves6_x16(dst, 0, &h[0], &h[1]);
-	halves6_x16(dst + 16, 0, &h[2], &h[3]);
-	__m512i e0 = _mm512_i32gather_epi32(bits6_x16(h[0], h[1], 40, 0xffffff), tbl24, 4);
-	__m512i e1 = _mm512_i32gather_epi32(bits6_x16(h[2], h[3], 40, 0xffffff), tbl24, 4);
-	__mmask16 x0 = _mm512_test_epi32_mask(e0, one), x1 = _mm512_test_epi32_mask(e1, one);
-	for (unsigned int b = 3; (x0 | x1) != 0; b++) {
-		if (b == 8) {
-			halves6_x16(dst, 1, &h[0], &h[1]);
-			halves6_x16(dst + 16, 1, &h[2], &h[3]);
-		}
+	__m512i h[2 * LOOKUP6_MAXV], e[LOOKUP6_MAXV];
+	__mmask16 x[LOOKUP6_MAXV], any = 0;
+	for (unsigned int v = 0; v < nv; v++)
+		halves6_x16(dst + 16 * v, 0, &h[2 * v], &h[2 * v + 1]);
+	for (unsigned int v = 0; v < nv; v++)
+		e[v] = _mm512_i32gather_epi32(bits6_x16(h[2 * v], h[2 * v + 1], 40, 0xffffff),
+					      tbl24, 4);
+	for (unsigned int v = 0; v < nv; v++)
+		any |= x[v] = _mm512_test_epi32_mask(e[v], one);
+	for (unsigned int b = 3; any != 0; b++) {
+		if (b == 8)
+			for (unsigned int v = 0; v < nv; v++)
+				halves6_x16(dst + 16 * v, 1, &h[2 * v], &h[2 * v + 1]);
 		unsigned int shift = 56 - 8 * (b % 8);
-		__m512i g0 = _mm512_slli_epi32(_mm512_srli_epi32(e0, 1), MBT_GROUP_BITS);
-		__m512i g1 = _mm512_slli_epi32(_mm512_srli_epi32(e1, 1), MBT_GROUP_BITS);
-		__m512i j0 = _mm512_add_epi32(g0, bits6_x16(h[0], h[1], shift, 0xff));
-		__m512i j1 = _mm512_add_epi32(g1, bits6_x16(h[2], h[3], shift, 0xff));
-		e0 = _mm512_mask_i32gather_epi32(e0, x0, j0, groups, 4);
-		e1 = _mm512_mask_i32gather_epi32(e1, x1, j1, groups, 4);
-		x0 &= _mm512_test_epi32_mask(e0, one);
-		x1 &= _mm512_test_epi32_mask(e1, one);
+		for (unsigned int v = 0; v < nv; v++) {
+			__m512i g = _mm512_slli_epi32(_mm512_srli_epi32(e[v], 1), MBT_GROUP_BITS);
+			__m512i j =
+				_mm512_add_epi32(g, bits6_x16(h[2 * v], h[2 * v + 1], shift, 0xff));
+			e[v] = _mm512_mask_i32gather_epi32(e[v], x[v], j, groups, 4);
+		}
+		any = 0;
+		for (unsigned int v = 0; v < nv; v++)
+			any |= x[v] &= _mm512_test_epi32_mask(e[v], one);
 	}
-	_mm512_storeu_si512(nh, _mm512_srli_epi32(e0, 1));
-	_mm512_storeu_si512(nh + 16, _mm512_srli_epi32(e1, 1));
+	for (unsigned int v = 0; v < nv; v++)
+		_mm512_storeu_si512(nh + 16 * v, _mm512_srli_epi32(e[v], 1));
 }
 #endif
 
@@ -269,8 +276,12 @@ fib_lookup6_bulk(const struct fib_table *t, const uint8_t *const dst[], uint32_t
 {
 	const uint32_t *tbl24 = tbl24_of(&t->v6), *groups = t->v6.groups;
 #ifdef __AVX512F__
+	for (; n >= 128; n -= 128, dst += 128, nh += 128)
+		lookup6_xv(tbl24, groups, dst, nh, 8);
+	for (; n >= 64; n -= 64, dst += 64, nh += 64)
+		lookup6_xv(tbl24, groups, dst, nh, 4);
 	for (; n >= 32; n -= 32, dst += 32, nh += 32)
-		lookup6_x32(tbl24, groups, dst, nh);
+		lookup6_xv(tbl24, groups, dst, nh, 2);
 #endif
 	while (n > 0) {
 		unsigned int c = n < CHUNK ? n : CHUNK;

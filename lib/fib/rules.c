@@ -69,7 +69,8 @@ compile(struct fib *fib, const struct fib_rule *in, struct rule_rt *out)
 		out->result = fib->conf.type_nh[FIB_RT_BLACKHOLE];
 		return 0;
 	case FIB_RULE_UNREACHABLE:
-		out->result = fib->conf.type_nh[FIB_RT_UNREACHABLE];
+		out->result = fib->conf.rule_unreachable_nh ? fib->conf.rule_unreachable_nh
+							    : fib->conf.type_nh[FIB_RT_UNREACHABLE];
 		return 0;
 	default:
 		out->result = fib->conf.type_nh[FIB_RT_PROHIBIT];

@@ -42,10 +42,13 @@ route4(const struct fib *f, const char *src, const char *dst, uint16_t iif, uint
 	return fib_rule_route4(f, addr4(src), d, iif, dscp, main_nh);
 }
 
+#define NH_RULE_UNREACHABLE 32765u
+
 static int
 setup(void **state)
 {
 	struct fib_conf c = test_conf();
+	c.rule_unreachable_nh = NH_RULE_UNREACHABLE;
 	struct fib *f = fib_create(&c);
 	struct fib_route r = R("192.0.2.0/24", 10, 0, 0);
 	assert_int_equal(fib_route_add(f, &r), 0);
@@ -108,7 +111,8 @@ test_actions_and_selectors(void **state)
 
 	assert_int_equal(route4(f, "1.1.1.1", "192.0.2.5", 3, 0), NH_BLACKHOLE);
 	assert_int_equal(route4(f, "1.1.1.1", "192.0.2.5", 2, 0), 10);
-	assert_int_equal(route4(f, "1.1.1.1", "198.51.100.9", 2, 46), NH_UNREACHABLE);
+	/* A rule's unreachable is net unreachable, not a route's host one. */
+	assert_int_equal(route4(f, "1.1.1.1", "198.51.100.9", 2, 46), NH_RULE_UNREACHABLE);
 	assert_int_equal(route4(f, "1.1.1.1", "198.51.100.9", 2, 0), 11);
 	assert_int_equal(route4(f, "172.20.0.1", "192.0.2.5", 2, 0), NH_PROHIBIT);
 	assert_int_equal(route4(f, "172.32.0.1", "192.0.2.5", 2, 0), 10);

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The two measurements the FIB's layout rests on (docs/fib.md):
+ *  1. load latency by working-set size (a random pointer chase): where the
+ *     caches stop helping on this machine;
+ *  2. random first-level lookups, 32 per batch with all reads issued
+ *     first, in a 2^24-entry table of 4-byte and of 2-byte entries: what
+ *     halving the table gives.
+ * Usage: mem_probe [runs]   (TSC cycles; run pinned: taskset -c 1)
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "bench_util.h"
+
+static void *
+huge_alloc(size_t size)
+{
+	size_t align = 2u << 20;
+	uint8_t *p = mmap(NULL, size + align, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED) {
+		perror("mmap");
+		exit(1);
+	}
+	p = (uint8_t *)(((uintptr_t)p + align - 1) & ~((uintptr_t)align - 1));
+	madvise(p, size, MADV_HUGEPAGE);
+	memset(p, 1, size); /* fault in by writes: huge pages, not the zero page */
+	return p;
+}
+
+static double
+chase(size_t bytes, uint64_t *seed)
+{
+	size_t n = bytes / 64;
+	uint64_t *buf = huge_alloc(bytes);
+	uint32_t *perm = malloc(sizeof(*perm) * n);
+	for (size_t i = 0; i < n; i++)
+		perm[i] = (uint32_t)i;
+	for (size_t i = n - 1; i > 0; i--) {
+		size_t j = bench_rand(seed) % (i + 1);
+		uint32_t t = perm[i];
+		perm[i] = perm[j];
+		perm[j] = t;
+	}
+	for (size_t i = 0; i < n; i++)
+		buf[perm[i] * 8] = (uint64_t)(uintptr_t)&buf[perm[(i + 1) % n] * 8];
+	uint64_t *p = &buf[perm[0] * 8];
+	for (size_t i = 0; i < n; i++)
+		p = (uint64_t *)(uintptr_t)*p;
+	const uint64_t steps = 2000000;
+	uint64_t t0 = bench_tsc();
+	for (uint64_t i = 0; i < steps; i++)
+		p = (uint64_t *)(uintptr_t)*p;
+	double c = (double)(bench_tsc() - t0) / steps;
+	if (p == NULL)
+		puts("");
+	munmap(buf, bytes);
+	free(perm);
+	return c;
+}
+
+#define N24 (1u << 24)
+#define BATCH 32
+
+static double
+lookups32(const uint32_t *tbl, const uint32_t *a, uint32_t *out, uint32_t m)
+{
+	uint64_t t0 = bench_tsc();
+	for (uint32_t i = 0; i < m; i += BATCH) {
+		for (int j = 0; j < BATCH; j++)
+			__builtin_prefetch(&tbl[a[i + j] >> 8]);
+		for (int j = 0; j < BATCH; j++)
+			out[i + j] = tbl[a[i + j] >> 8];
+	}
+	return (double)(bench_tsc() - t0) / m;
+}
+
+static double
+lookups16(const uint16_t *tbl, const uint32_t *a, uint32_t *out, uint32_t m)
+{
+	uint64_t t0 = bench_tsc();
+	for (uint32_t i = 0; i < m; i += BATCH) {
+		for (int j = 0; j < BATCH; j++)
+			__builtin_prefetch(&tbl[a[i + j] >> 8]);
+		for (int j = 0; j < BATCH; j++)
+			out[i + j] = tbl[a[i + j] >> 8];
+	}
+	return (double)(bench_tsc() - t0) / m;
+}
+
+int
+main(int argc, char **argv)
+{
+	unsigned int runs = argc > 1 ? (unsigned int)atoi(argv[1]) : 5;
+	if (runs < 1 || runs > 31)
+		runs = 5;
+	uint64_t seed = 88172645463325252ull;
+	static const size_t sizes[] = {1u << 20, 8u << 20, 32u << 20, 64u << 20, 256u << 20};
+	printf("load latency, random pointer chase (median of %u):\n", runs);
+	for (unsigned int k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		double v[31];
+		for (unsigned int r = 0; r < runs; r++)
+			v[r] = chase(sizes[k], &seed);
+		printf("  %4zu MiB  %6.1f cycles\n", sizes[k] >> 20, bench_median(v, runs));
+	}
+	const uint32_t m = 1u << 22;
+	uint32_t *a = malloc(sizeof(*a) * m), *out = malloc(sizeof(*out) * m);
+	for (uint32_t i = 0; i < m; i++)
+		a[i] = (uint32_t)bench_rand(&seed);
+	uint32_t *t32 = huge_alloc(sizeof(uint32_t) * N24);
+	uint16_t *t16 = huge_alloc(sizeof(uint16_t) * N24);
+	double v32[31], v16[31];
+	for (unsigned int r = 0; r < runs; r++) {
+		v32[r] = lookups32(t32, a, out, m);
+		v16[r] = lookups16(t16, a, out, m);
+	}
+	double c32 = bench_median(v32, runs), c16 = bench_median(v16, runs);
+	printf("random first-level lookups, batches of %d (median of %u):\n", BATCH, runs);
+	printf("  4-byte entries (64 MiB)  %6.2f cycles\n", c32);
+	printf("  2-byte entries (32 MiB)  %6.2f cycles  (%.2fx)\n", c16, c32 / c16);
+	return 0;
+}
