@@ -20,8 +20,8 @@ static void *
 huge_alloc(size_t size)
 {
 	size_t align = 2u << 20;
-	uint8_t *p = mmap(NULL, size + align, PROT_READ | PROT_WRITE,
-			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint8_t *p = mmap(NULL, size + align, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			  -1, 0);
 	if (p == MAP_FAILED) {
 		perror("mmap");
 		exit(1);

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#ifndef NH_PRIV_H
+#define NH_PRIV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "defer.h"
+#include "nexthop.h"
+
+/* The control core's record of one index. Writer only. */
+struct nh_obj {
+	struct nh_spec spec;   /* spec.type is NH_T_GROUP for groups */
+	bool in_use;
+	bool resolved;         /* mac is the neighbour's */
+	uint8_t mac[6];
+	uint32_t route_refs;   /* nh_ref minus nh_unref */
+	uint32_t group_refs;   /* groups holding this index */
+	uint32_t next_id;      /* chain of the id hash */
+	uint32_t next_gw;      /* chain of the (port, gateway) hash */
+	uint32_t next_free;    /* free list */
+	/* Groups only. */
+	uint16_t nb_members;
+	struct nh_member *members;
+	struct nh_buckets *buckets; /* what the workers read now */
+};
+
+struct nh_port {
+	uint8_t mac[6];
+	uint16_t mtu;
+	bool set;
+};
+
+struct nh_table {
+	struct nh_conf conf;
+	struct nh_dp **view;  /* [worker][index] */
+	struct nh_obj *obj;   /* [index], 0 unused */
+	uint32_t free_head;   /* 0: none */
+	uint32_t *id_head;    /* hash of user ids */
+	uint32_t *gw_head;    /* hash of (port, family, gateway) */
+	uint32_t hash_mask;
+	uint32_t special[NH_T_GROUP]; /* the implicit nexthop of each special type */
+	struct nh_port *ports;
+	uint32_t nb_ports;    /* size of ports[] */
+	struct defer defer;
+};
+
+/* A new group index with user id `id`. @return 0 or -ENOSPC. */
+int nh_group_new(struct nh_table *t, uint32_t id, uint32_t *index);
+/* Write an index's lines for every worker from its record. */
+void nh_publish(struct nh_table *t, uint32_t index);
+/* Groups: take the member at `index` out of every group holding it, all
+ * or nothing. @return 0 or -ENOMEM. */
+int nh_groups_drop_member(struct nh_table *t, uint32_t index);
+/* Groups: drop a group's members and retire its bucket table (QSBR). */
+void nh_group_retire(struct nh_table *t, uint32_t index);
+/* Groups: free a group's memory at teardown, when no worker reads. */
+void nh_group_fini(struct nh_obj *o);
+/* Release an index (after its grace period, through the defer queue). */
+void nh_index_free(struct nh_table *t, uint32_t index);
+
+#endif

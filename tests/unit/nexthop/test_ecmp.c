@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* ECMP groups: weighted shares, flow stickiness, resilient changes. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <cmocka.h>
+
+#include "nexthop.h"
+
+#define FLOWS 1000000u
+
+struct flow {
+	uint32_t src, dst;
+	uint16_t sport, dport;
+	uint8_t proto;
+};
+
+static struct flow *flows;
+static uint32_t *before, *after;
+
+static int
+setup_flows(void **state)
+{
+	(void)state;
+	uint64_t s = 0x243f6a8885a308d3ull;
+	flows = malloc(sizeof(*flows) * FLOWS);
+	before = malloc(sizeof(*before) * FLOWS);
+	after = malloc(sizeof(*after) * FLOWS);
+	for (uint32_t i = 0; i < FLOWS; i++) {
+		s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+		flows[i] = (struct flow){.src = (uint32_t)s, .dst = (uint32_t)(s >> 32),
+					 .sport = (uint16_t)(s >> 7), .dport = (uint16_t)(s >> 23),
+					 .proto = (s >> 40) & 1 ? 6 : 17};
+	}
+	return 0;
+}
+
+static int
+teardown_flows(void **state)
+{
+	(void)state;
+	free(flows);
+	free(before);
+	free(after);
+	return 0;
+}
+
+static uint32_t
+hash_of(const struct flow *f)
+{
+	return nh_hash4(f->src, f->dst, f->proto, f->sport, f->dport);
+}
+
+/* A table with n gateway nexthops at indices 1..n. */
+static struct nh_table *
+make(unsigned int n)
+{
+	struct nh_conf c = {.max_nexthops = 64, .nb_workers = 2};
+	struct nh_table *t = nh_table_create(&c);
+	for (unsigned int k = 0; k < n; k++) {
+		struct nh_spec s = {.type = NH_T_GATEWAY, .family = 2, .port = 0,
+				    .gw = {10, 0, 0, (uint8_t)(k + 1)}, .id = 100 + k};
+		uint32_t idx;
+		assert_int_equal(nh_add(t, &s, &idx), 0);
+		assert_int_equal(idx, k + 1);
+	}
+	return t;
+}
+
+static void
+route_all(const struct nh_table *t, uint32_t g, unsigned int worker, uint32_t *out)
+{
+	const struct nh_dp *d = &nh_worker_view(t, worker)[g];
+	for (uint32_t i = 0; i < FLOWS; i++)
+		out[i] = nh_group_member(d, hash_of(&flows[i]));
+}
+
+static void
+check_shares(const uint32_t *m, const uint16_t *weight, unsigned int n)
+{
+	uint32_t count[8] = {0}, total = 0;
+	for (uint32_t i = 0; i < FLOWS; i++) {
+		assert_true(m[i] >= 1 && m[i] <= n);
+		count[m[i] - 1]++;
+	}
+	for (unsigned int k = 0; k < n; k++)
+		total += weight[k];
+	for (unsigned int k = 0; k < n; k++) {
+		double want = (double)FLOWS * weight[k] / total, got = count[k];
+		print_message("member %u weight %u: %.2f%% of flows (want %.2f%%)\n", k + 1,
+			      weight[k], 100.0 * got / FLOWS, 100.0 * want / FLOWS);
+		assert_true(got > want * 0.95 && got < want * 1.05);
+	}
+}
+
+static void
+test_weighted_shares(void **state)
+{
+	(void)state;
+	struct nh_table *t = make(4);
+	static const uint16_t w[4] = {1, 2, 3, 4};
+	struct nh_member m[4] = {{1, 1}, {2, 2}, {3, 3}, {4, 4}};
+	uint32_t g;
+	assert_int_equal(nh_group_set(t, 7, m, 4, &g), 0);
+	route_all(t, g, 0, before);
+	check_shares(before, w, 4);
+	/* The same flow always gets the same member, on every worker. */
+	route_all(t, g, 1, after);
+	assert_memory_equal(before, after, sizeof(*before) * FLOWS);
+	nh_table_free(t);
+}
+
+static void
+test_resilient_remove_and_add(void **state)
+{
+	(void)state;
+	struct nh_table *t = make(4);
+	struct nh_member m[4] = {{1, 1}, {2, 1}, {3, 1}, {4, 1}};
+	static const uint16_t eq[4] = {1, 1, 1, 1};
+	uint32_t g;
+	assert_int_equal(nh_group_set(t, 7, m, 4, &g), 0);
+	route_all(t, g, 0, before);
+	check_shares(before, eq, 4);
+
+	/* Remove member 3 by deleting its nexthop: the group shrinks. */
+	assert_int_equal(nh_del(t, 102), 0);
+	route_all(t, g, 0, after);
+	uint32_t moved = 0;
+	for (uint32_t i = 0; i < FLOWS; i++) {
+		assert_int_not_equal(after[i], 3);
+		if (before[i] != 3)
+			assert_int_equal(after[i], before[i]); /* nobody else moves */
+		moved += after[i] != before[i];
+	}
+	print_message("removing 1 of 4 moved %.2f%% of flows\n", 100.0 * moved / FLOWS);
+	assert_true(moved > FLOWS * 0.22 && moved < FLOWS * 0.28);
+	struct nh_info info;
+	assert_int_equal(nh_get(t, g, &info), 0);
+	assert_int_equal(info.nb_members, 3);
+
+	/* Add a member back: flows move only to it, about a quarter. */
+	struct nh_spec s = {.type = NH_T_GATEWAY, .family = 2, .gw = {10, 0, 0, 9}, .id = 109};
+	uint32_t n9;
+	assert_int_equal(nh_add(t, &s, &n9), 0);
+	struct nh_member m2[4] = {{1, 1}, {2, 1}, {4, 1}, {n9, 1}};
+	memcpy(before, after, sizeof(*before) * FLOWS);
+	assert_int_equal(nh_group_set(t, 7, m2, 4, &g), 0);
+	route_all(t, g, 0, after);
+	moved = 0;
+	for (uint32_t i = 0; i < FLOWS; i++) {
+		if (after[i] != before[i]) {
+			assert_int_equal(after[i], n9);
+			moved++;
+		}
+	}
+	print_message("adding a 4th member moved %.2f%% of flows\n", 100.0 * moved / FLOWS);
+	assert_true(moved > FLOWS * 0.22 && moved < FLOWS * 0.28);
+	nh_table_free(t);
+}
+
+static void
+test_l3_policy_and_errors(void **state)
+{
+	(void)state;
+	struct nh_table *t = make(2);
+	struct nh_member m[2] = {{1, 1}, {2, 1}};
+	uint32_t g, idx;
+	assert_int_equal(nh_group_set(t, 7, m, 2, &g), 0);
+	const struct nh_dp *d = &nh_worker_view(t, 0)[g];
+	assert_int_equal(d->type, NH_T_GROUP);
+	/* L3: a host pair takes one path whatever its ports. */
+	uint32_t first = nh_group_member(d, nh_hash4(0x0a000001, 0x0a000002, 0, 0, 0));
+	for (uint16_t p = 0; p < 100; p++)
+		assert_int_equal(nh_group_member(d, nh_hash4(0x0a000001, 0x0a000002, 0, 0, 0)),
+				 first);
+	/* Members must exist, be plain nexthops, appear once, weigh 1..255. */
+	struct nh_member bad[2] = {{1, 1}, {1, 1}};
+	assert_int_equal(nh_group_set(t, 8, bad, 2, &idx), -EINVAL);
+	bad[1] = (struct nh_member){9, 1};
+	assert_int_equal(nh_group_set(t, 8, bad, 2, &idx), -ENOENT);
+	bad[1] = (struct nh_member){g, 1};
+	assert_int_equal(nh_group_set(t, 8, bad, 2, &idx), -EINVAL);
+	bad[1] = (struct nh_member){2, 0};
+	assert_int_equal(nh_group_set(t, 8, bad, 2, &idx), -EINVAL);
+	assert_int_equal(nh_group_set(t, 100, m, 2, &idx), -EEXIST); /* id of a nexthop */
+	/* A member in use by a group is not deleted from under it silently:
+	 * the group shrinks; the group itself goes with nh_del. */
+	assert_int_equal(nh_del(t, 7), 0);
+	assert_int_equal(nh_lookup_id(t, 7, &idx), -ENOENT);
+	struct nh_info info;
+	assert_int_equal(nh_get(t, 1, &info), 0);
+	assert_int_equal(info.group_refs, 0);
+	nh_table_free(t);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_weighted_shares),
+		cmocka_unit_test(test_resilient_remove_and_add),
+		cmocka_unit_test(test_l3_policy_and_errors),
+	};
+	return cmocka_run_group_tests_name("nexthop_ecmp", tests, setup_flows, teardown_flows);
+}
