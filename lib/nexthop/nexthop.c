@@ -44,7 +44,8 @@ struct nh_table *
 nh_table_create(const struct nh_conf *conf)
 {
 	if (conf == NULL || conf->max_nexthops == 0 || conf->max_nexthops > NH_INDEX_MAX ||
-	    conf->nb_workers == 0 || conf->nb_workers > NH_WORKERS_MAX) {
+	    conf->nb_workers == 0 || conf->nb_workers > NH_WORKERS_MAX ||
+	    conf->hash_policy > NH_HASH_L3) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -105,6 +106,12 @@ nh_table_free(struct nh_table *t)
 	free(t);
 }
 
+enum nh_hash_policy
+nh_hash_policy(const struct nh_table *t)
+{
+	return (enum nh_hash_policy)t->conf.hash_policy;
+}
+
 const struct nh_dp *
 nh_worker_view(const struct nh_table *t, unsigned int worker)
 {
@@ -136,7 +143,8 @@ nh_port_set(struct nh_table *t, uint16_t port, const uint8_t mac[6], uint16_t mt
 	p->mtu = mtu;
 	p->set = true;
 	for (uint32_t i = 1; i <= t->conf.max_nexthops; i++)
-		if (t->obj[i].in_use && has_gateway(t->obj[i].spec.type) && t->obj[i].spec.port == port)
+		if (t->obj[i].in_use && has_gateway(t->obj[i].spec.type) &&
+		    t->obj[i].spec.port == port)
 			nh_publish(t, i);
 	return 0;
 }

@@ -56,19 +56,20 @@ enum nh_hash_policy {
 };
 
 struct nh_conf {
-	uint32_t max_nexthops;      /* 1..NH_INDEX_MAX */
-	uint16_t nb_workers;        /* 1..NH_WORKERS_MAX */
-	struct rte_rcu_qsbr *qsbr;  /* the workers' QSBR variable; NULL: none */
-	uint16_t default_mtu;       /* for ports never configured; 0: 1500 */
+	uint32_t max_nexthops;     /* 1..NH_INDEX_MAX */
+	uint16_t nb_workers;       /* 1..NH_WORKERS_MAX */
+	struct rte_rcu_qsbr *qsbr; /* the workers' QSBR variable; NULL: none */
+	uint16_t default_mtu;      /* for ports never configured; 0: 1500 */
+	uint8_t hash_policy;       /* enum nh_hash_policy; default L4 */
 };
 
 /* A nexthop as the control plane describes it. */
 struct nh_spec {
-	uint32_t id;     /* user id as in `ip nexthop add id N`; 0: implicit */
-	uint8_t type;    /* enum nh_type, not GROUP (see nh_group_add) */
-	uint8_t family;  /* of gw: 2 (IPv4) or 10 (IPv6); 0 without gateway */
-	uint16_t port;   /* egress port, for GATEWAY and CONNECTED */
-	uint8_t gw[16];  /* IPv4 in the first 4 bytes, network order */
+	uint32_t id;    /* user id as in `ip nexthop add id N`; 0: implicit */
+	uint8_t type;   /* enum nh_type, not GROUP (see nh_group_add) */
+	uint8_t family; /* of gw: 2 (IPv4) or 10 (IPv6); 0 without gateway */
+	uint16_t port;  /* egress port, for GATEWAY and CONNECTED */
+	uint8_t gw[16]; /* IPv4 in the first 4 bytes, network order */
 };
 
 struct nh_member {
@@ -161,8 +162,8 @@ void nh_reclaim(struct nh_table *t);
 
 /* Replaced bucket tables are freed through QSBR. */
 struct nh_buckets {
-	uint32_t n;          /* NH_GROUP_BUCKETS, or 0 for a group without members */
-	uint16_t member[];   /* nexthop index per bucket */
+	uint32_t n;        /* NH_GROUP_BUCKETS, or 0 for a group without members */
+	uint16_t member[]; /* nexthop index per bucket */
 };
 
 /*
@@ -173,8 +174,8 @@ struct nh_buckets {
  * old or a whole new header, with its valid flag.
  */
 struct nh_dp {
-	_Alignas(16) uint8_t hdr4[16];   /* IPv4 ethertype */
-	_Alignas(16) uint8_t hdr6[16];   /* IPv6 ethertype */
+	_Alignas(16) uint8_t hdr4[16];    /* IPv4 ethertype */
+	_Alignas(16) uint8_t hdr6[16];    /* IPv6 ethertype */
 	const struct nh_buckets *buckets; /* groups; RCU-published */
 	uint16_t port;
 	uint16_t mtu;
@@ -230,13 +231,24 @@ nh_mix(uint64_t a, uint64_t b)
 	return (uint32_t)(h >> 32);
 }
 
-/** Reader: IPv4 flow hash. Under NH_HASH_L3, or for non-first fragments
- * (which carry no ports), pass proto, sport and dport as 0. */
+/** Reader: IPv4 flow hash of the given fields (see nh_flow_hash4). */
 static inline uint32_t
 nh_hash4(uint32_t src, uint32_t dst, uint8_t proto, uint16_t sport, uint16_t dport)
 {
 	return nh_mix((uint64_t)src << 32 | dst,
 		      (uint64_t)proto << 32 | (uint32_t)sport << 16 | dport);
+}
+
+/** Reader: the IPv4 flow hash under a policy. L4 hashes the 5-tuple,
+ * except for non-first fragments, which carry no ports and are hashed on
+ * addresses, so all of a flow's fragments take one path. */
+static inline uint32_t
+nh_flow_hash4(enum nh_hash_policy policy, uint32_t src, uint32_t dst, uint8_t proto, uint16_t sport,
+	      uint16_t dport, bool nonfirst_fragment)
+{
+	if (policy == NH_HASH_L3 || nonfirst_fragment)
+		return nh_hash4(src, dst, 0, 0, 0);
+	return nh_hash4(src, dst, proto, sport, dport);
 }
 
 /** Reader: IPv6 flow hash, addresses in network order; flow label 0
@@ -251,5 +263,20 @@ nh_hash6(const uint8_t src[16], const uint8_t dst[16], uint32_t flow_label, uint
 	uint64_t a = nh_mix(s[0], s[1]) ^ (uint64_t)nh_mix(d[0], d[1]) << 32;
 	return nh_mix(a, (uint64_t)(proto ^ flow_label) << 32 | (uint32_t)sport << 16 | dport);
 }
+
+/** Reader: the IPv6 flow hash under a policy: L3 hashes the addresses
+ * and the flow label, L4 the 5-tuple (non-first fragments as L3). */
+static inline uint32_t
+nh_flow_hash6(enum nh_hash_policy policy, const uint8_t src[16], const uint8_t dst[16],
+	      uint32_t flow_label, uint8_t proto, uint16_t sport, uint16_t dport,
+	      bool nonfirst_fragment)
+{
+	if (policy == NH_HASH_L3 || nonfirst_fragment)
+		return nh_hash6(src, dst, flow_label, 0, 0, 0);
+	return nh_hash6(src, dst, 0, proto, sport, dport);
+}
+
+/** The table's configured hash policy (nh_conf.hash_policy). */
+enum nh_hash_policy nh_hash_policy(const struct nh_table *t);
 
 #endif /* ROUTER_NEXTHOP_H */

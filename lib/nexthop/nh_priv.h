@@ -10,15 +10,15 @@
 
 /* The control core's record of one index. Writer only. */
 struct nh_obj {
-	struct nh_spec spec;   /* spec.type is NH_T_GROUP for groups */
+	struct nh_spec spec; /* spec.type is NH_T_GROUP for groups */
 	bool in_use;
-	bool resolved;         /* mac is the neighbour's */
+	bool resolved; /* mac is the neighbour's */
 	uint8_t mac[6];
-	uint32_t route_refs;   /* nh_ref minus nh_unref */
-	uint32_t group_refs;   /* groups holding this index */
-	uint32_t next_id;      /* chain of the id hash */
-	uint32_t next_gw;      /* chain of the (port, gateway) hash */
-	uint32_t next_free;    /* free list */
+	uint32_t route_refs; /* nh_ref minus nh_unref */
+	uint32_t group_refs; /* groups holding this index */
+	uint32_t next_id;    /* chain of the id hash */
+	uint32_t next_gw;    /* chain of the (port, gateway) hash */
+	uint32_t next_free;  /* free list */
 	/* Groups only. */
 	uint16_t nb_members;
 	struct nh_member *members;
@@ -33,15 +33,15 @@ struct nh_port {
 
 struct nh_table {
 	struct nh_conf conf;
-	struct nh_dp **view;  /* [worker][index] */
-	struct nh_obj *obj;   /* [index], 0 unused */
-	uint32_t free_head;   /* 0: none */
-	uint32_t *id_head;    /* hash of user ids */
-	uint32_t *gw_head;    /* hash of (port, family, gateway) */
+	struct nh_dp **view; /* [worker][index] */
+	struct nh_obj *obj;  /* [index], 0 unused */
+	uint32_t free_head;  /* 0: none */
+	uint32_t *id_head;   /* hash of user ids */
+	uint32_t *gw_head;   /* hash of (port, family, gateway) */
 	uint32_t hash_mask;
 	uint32_t special[NH_T_GROUP]; /* the implicit nexthop of each special type */
 	struct nh_port *ports;
-	uint32_t nb_ports;    /* size of ports[] */
+	uint32_t nb_ports; /* size of ports[] */
 	struct defer defer;
 };
 

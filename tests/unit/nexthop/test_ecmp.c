@@ -30,8 +30,10 @@ setup_flows(void **state)
 	after = malloc(sizeof(*after) * FLOWS);
 	for (uint32_t i = 0; i < FLOWS; i++) {
 		s ^= s << 13, s ^= s >> 7, s ^= s << 17;
-		flows[i] = (struct flow){.src = (uint32_t)s, .dst = (uint32_t)(s >> 32),
-					 .sport = (uint16_t)(s >> 7), .dport = (uint16_t)(s >> 23),
+		flows[i] = (struct flow){.src = (uint32_t)s,
+					 .dst = (uint32_t)(s >> 32),
+					 .sport = (uint16_t)(s >> 7),
+					 .dport = (uint16_t)(s >> 23),
 					 .proto = (s >> 40) & 1 ? 6 : 17};
 	}
 	return 0;
@@ -60,8 +62,11 @@ make(unsigned int n)
 	struct nh_conf c = {.max_nexthops = 64, .nb_workers = 2};
 	struct nh_table *t = nh_table_create(&c);
 	for (unsigned int k = 0; k < n; k++) {
-		struct nh_spec s = {.type = NH_T_GATEWAY, .family = 2, .port = 0,
-				    .gw = {10, 0, 0, (uint8_t)(k + 1)}, .id = 100 + k};
+		struct nh_spec s = {.type = NH_T_GATEWAY,
+				    .family = 2,
+				    .port = 0,
+				    .gw = {10, 0, 0, (uint8_t)(k + 1)},
+				    .id = 100 + k};
 		uint32_t idx;
 		assert_int_equal(nh_add(t, &s, &idx), 0);
 		assert_int_equal(idx, k + 1);
@@ -170,11 +175,23 @@ test_l3_policy_and_errors(void **state)
 	assert_int_equal(nh_group_set(t, 7, m, 2, &g), 0);
 	const struct nh_dp *d = &nh_worker_view(t, 0)[g];
 	assert_int_equal(d->type, NH_T_GROUP);
-	/* L3: a host pair takes one path whatever its ports. */
-	uint32_t first = nh_group_member(d, nh_hash4(0x0a000001, 0x0a000002, 0, 0, 0));
-	for (uint16_t p = 0; p < 100; p++)
-		assert_int_equal(nh_group_member(d, nh_hash4(0x0a000001, 0x0a000002, 0, 0, 0)),
+	/* L3: a host pair takes one path whatever its ports; under L4 its
+	 * non-first fragments do too. L4 spreads the ports. */
+	uint32_t first = nh_group_member(
+		d, nh_flow_hash4(NH_HASH_L3, 0x0a000001, 0x0a000002, 17, 1, 1, false));
+	unsigned int l4_members[3] = {0};
+	for (uint16_t p = 0; p < 100; p++) {
+		assert_int_equal(nh_group_member(d, nh_flow_hash4(NH_HASH_L3, 0x0a000001,
+								  0x0a000002, 17, p, 53, false)),
 				 first);
+		assert_int_equal(nh_group_member(d, nh_flow_hash4(NH_HASH_L4, 0x0a000001,
+								  0x0a000002, 17, p, 53, true)),
+				 first);
+		l4_members[nh_group_member(
+			d, nh_flow_hash4(NH_HASH_L4, 0x0a000001, 0x0a000002, 17, p, 53, false))]++;
+	}
+	assert_true(l4_members[1] > 20 && l4_members[2] > 20);
+	assert_int_equal(nh_hash_policy(t), NH_HASH_L4);
 	/* Members must exist, be plain nexthops, appear once, weigh 1..255. */
 	struct nh_member bad[2] = {{1, 1}, {1, 1}};
 	assert_int_equal(nh_group_set(t, 8, bad, 2, &idx), -EINVAL);

@@ -1,0 +1,270 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ARP and ND codecs: round trips, and malformed frames rejected without a
+ * read past the buffer. Every parse gets a heap copy of exactly `len`
+ * bytes, so the sanitizer build catches any over-read.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "neigh.h"
+
+static const uint8_t mac_r[6] = {0x02, 0, 0, 0, 0, 0x01};
+static const uint8_t mac_h[6] = {0x02, 0, 0, 0, 0, 0x02};
+static const uint8_t ip6_r[16] = {0x20, 0x01, 0x0d, 0xb8, [15] = 1};
+static const uint8_t ip6_h[16] = {0x20, 0x01, 0x0d, 0xb8, [13] = 0xab, 0xcd, 0x02};
+
+static int
+arp_parse_exact(const uint8_t *frame, size_t len, struct neigh_arp *m)
+{
+	uint8_t *copy = malloc(len ? len : 1);
+	memcpy(copy, frame, len);
+	int rc = neigh_arp_parse(copy, len, m);
+	free(copy);
+	return rc;
+}
+
+static int
+nd_parse_exact(const uint8_t *frame, size_t len, struct neigh_nd *m)
+{
+	uint8_t *copy = malloc(len ? len : 1);
+	memcpy(copy, frame, len);
+	int rc = neigh_nd_parse(copy, len, m);
+	free(copy);
+	return rc;
+}
+
+static void
+test_arp_round_trip(void **state)
+{
+	(void)state;
+	uint8_t f[64];
+	struct neigh_arp req = {.op = NEIGH_ARP_REQUEST, .spa = {192, 0, 2, 1},
+				.tpa = {192, 0, 2, 2}};
+	memcpy(req.sha, mac_r, 6);
+	int n = neigh_arp_build(f, sizeof(f), &req, NULL);
+	assert_int_equal(n, 42);
+	static const uint8_t bcast[6] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+	assert_memory_equal(f, bcast, 6);
+	struct neigh_arp got;
+	assert_int_equal(arp_parse_exact(f, (size_t)n, &got), 0);
+	assert_memory_equal(&got, &req, sizeof(got));
+	assert_false(neigh_arp_gratuitous(&got));
+
+	struct neigh_arp rep = {.op = NEIGH_ARP_REPLY, .spa = {192, 0, 2, 2},
+				.tpa = {192, 0, 2, 1}};
+	memcpy(rep.sha, mac_h, 6);
+	memcpy(rep.tha, mac_r, 6);
+	n = neigh_arp_build(f, sizeof(f), &rep, mac_r);
+	assert_memory_equal(f, mac_r, 6);
+	assert_int_equal(arp_parse_exact(f, (size_t)n, &got), 0);
+	assert_memory_equal(&got, &rep, sizeof(got));
+
+	struct neigh_arp grat = req;
+	memcpy(grat.tpa, grat.spa, 4);
+	n = neigh_arp_build(f, sizeof(f), &grat, NULL);
+	assert_int_equal(arp_parse_exact(f, (size_t)n, &got), 0);
+	assert_true(neigh_arp_gratuitous(&got));
+	assert_int_equal(neigh_arp_build(f, 41, &req, NULL), -ENOSPC);
+}
+
+static void
+test_arp_malformed(void **state)
+{
+	(void)state;
+	uint8_t f[64], bad[64];
+	struct neigh_arp req = {.op = NEIGH_ARP_REQUEST, .spa = {192, 0, 2, 1},
+				.tpa = {192, 0, 2, 2}};
+	memcpy(req.sha, mac_r, 6);
+	int n = neigh_arp_build(f, sizeof(f), &req, NULL);
+	struct neigh_arp got;
+	for (int len = 0; len < n; len++)
+		assert_int_equal(arp_parse_exact(f, (size_t)len, &got), -EINVAL); /* truncated */
+	static const struct {
+		int off;
+		uint8_t val;
+	} mut[] = {
+		{13, 0x00},      /* not ARP's ethertype */
+		{15, 2},         /* hardware type 2 */
+		{16, 0x86},      /* protocol IPv6 */
+		{18, 8},         /* hardware length 8 */
+		{19, 16},        /* protocol length 16 */
+		{21, 3},         /* operation 3 */
+		{22, 0x01},      /* multicast sender */
+	};
+	for (unsigned int i = 0; i < sizeof(mut) / sizeof(mut[0]); i++) {
+		memcpy(bad, f, (size_t)n);
+		bad[mut[i].off] = mut[i].val;
+		assert_int_equal(arp_parse_exact(bad, (size_t)n, &got), -EINVAL);
+	}
+}
+
+static void
+test_nd_round_trip(void **state)
+{
+	(void)state;
+	uint8_t f[128];
+	struct neigh_nd ns = {.type = NEIGH_ND_NS, .has_lladdr = true};
+	memcpy(ns.eth_src, mac_r, 6);
+	memcpy(ns.src, ip6_r, 16);
+	memcpy(ns.target, ip6_h, 16);
+	memcpy(ns.lladdr, mac_r, 6);
+	int n = neigh_nd_build(f, sizeof(f), &ns);
+	assert_int_equal(n, 14 + 40 + 32);
+	struct neigh_nd got;
+	assert_int_equal(nd_parse_exact(f, (size_t)n, &got), 0);
+	/* Sent to the target's solicited-node group. */
+	uint8_t sn[16], snmac[6];
+	neigh_solicited_node(ip6_h, sn, snmac);
+	assert_memory_equal(got.dst, sn, 16);
+	assert_memory_equal(got.eth_dst, snmac, 6);
+	static const uint8_t want_sn[16] = {0xff, 0x02, [11] = 0x01, 0xff, 0xab, 0xcd, 0x02};
+	static const uint8_t want_mac[6] = {0x33, 0x33, 0xff, 0xab, 0xcd, 0x02};
+	assert_memory_equal(sn, want_sn, 16);
+	assert_memory_equal(snmac, want_mac, 6);
+	assert_int_equal(got.type, NEIGH_ND_NS);
+	assert_memory_equal(got.target, ip6_h, 16);
+	assert_true(got.has_lladdr);
+	assert_memory_equal(got.lladdr, mac_r, 6);
+
+	struct neigh_nd na = {.type = NEIGH_ND_NA, .has_lladdr = true,
+			      .flags = NEIGH_F_SOLICITED | NEIGH_F_OVERRIDE | NEIGH_F_ROUTER};
+	memcpy(na.eth_src, mac_h, 6);
+	memcpy(na.eth_dst, mac_r, 6);
+	memcpy(na.src, ip6_h, 16);
+	memcpy(na.dst, ip6_r, 16);
+	memcpy(na.target, ip6_h, 16);
+	memcpy(na.lladdr, mac_h, 6);
+	n = neigh_nd_build(f, sizeof(f), &na);
+	assert_int_equal(nd_parse_exact(f, (size_t)n, &got), 0);
+	assert_int_equal(got.type, NEIGH_ND_NA);
+	assert_int_equal(got.flags, na.flags);
+	assert_memory_equal(got.lladdr, mac_h, 6);
+	assert_memory_equal(got.src, ip6_h, 16);
+	/* Unsolicited NA (O only) to all-nodes, without the option. */
+	na.flags = NEIGH_F_OVERRIDE;
+	na.has_lladdr = false;
+	na.dst[0] = 0xff;
+	na.dst[1] = 0x02;
+	n = neigh_nd_build(f, sizeof(f), &na);
+	assert_int_equal(n, 14 + 40 + 24);
+	assert_int_equal(nd_parse_exact(f, (size_t)n, &got), 0);
+	assert_false(got.has_lladdr);
+	assert_int_equal(got.flags, NEIGH_F_OVERRIDE);
+	assert_int_equal(neigh_nd_build(f, 60, &na), -ENOSPC);
+}
+
+/* Build an NS, let `mutate` change it, fix the checksum unless told not
+ * to, and expect the parser to refuse it. */
+static void
+expect_bad_ns(void (*mutate)(uint8_t *f, size_t *len), bool keep_csum)
+{
+	uint8_t f[160] = {0};
+	struct neigh_nd ns = {.type = NEIGH_ND_NS, .has_lladdr = true};
+	memcpy(ns.eth_src, mac_r, 6);
+	memcpy(ns.src, ip6_r, 16);
+	memcpy(ns.target, ip6_h, 16);
+	memcpy(ns.lladdr, mac_r, 6);
+	size_t len = (size_t)neigh_nd_build(f, sizeof(f), &ns);
+	mutate(f, &len);
+	if (!keep_csum) {
+		/* Recompute over the mutated message, so only the mutation
+		 * can be what the parser refuses. */
+		uint8_t *ip = f + 14, *icmp = ip + 40;
+		size_t plen = (size_t)(ip[4] << 8 | ip[5]);
+		if (plen <= len - 54) {
+			icmp[2] = icmp[3] = 0;
+			uint32_t s = 0;
+			for (int i = 8; i < 40; i += 2)
+				s += (uint32_t)(ip[i] << 8 | ip[i + 1]);
+			s += (uint32_t)plen + 58;
+			for (size_t i = 0; i + 1 < plen; i += 2)
+				s += (uint32_t)(icmp[i] << 8 | icmp[i + 1]);
+			if (plen & 1)
+				s += (uint32_t)icmp[plen - 1] << 8;
+			while (s >> 16)
+				s = (s & 0xffff) + (s >> 16);
+			icmp[2] = (uint8_t)(~s >> 8);
+			icmp[3] = (uint8_t)~s;
+		}
+	}
+	struct neigh_nd got;
+	assert_int_equal(nd_parse_exact(f, len, &got), -EINVAL);
+}
+
+static void m_hop_limit(uint8_t *f, size_t *l) { (void)l; f[14 + 7] = 64; }
+static void m_code(uint8_t *f, size_t *l) { (void)l; f[54 + 1] = 1; }
+static void m_opt_len0(uint8_t *f, size_t *l) { (void)l; f[54 + 25] = 0; }
+static void m_opt_long(uint8_t *f, size_t *l) { (void)l; f[54 + 25] = 2; }
+static void m_opt_lladdr_len(uint8_t *f, size_t *l)
+{
+	/* A 16-byte source link-layer option: not an Ethernet address. */
+	f[14 + 5] = 40;
+	f[54 + 25] = 2;
+	*l = 14 + 40 + 40;
+}
+static void m_plen_past_end(uint8_t *f, size_t *l) { (void)l; f[14 + 5] = 64; }
+static void m_target_mcast(uint8_t *f, size_t *l) { (void)l; f[54 + 8] = 0xff; }
+static void m_dad_with_slla(uint8_t *f, size_t *l) { (void)l; memset(f + 14 + 8, 0, 16); }
+static void m_next_header(uint8_t *f, size_t *l) { (void)l; f[14 + 6] = 17; }
+static void m_truncated_opt(uint8_t *f, size_t *l)
+{
+	f[14 + 5] = 25; /* payload ends one byte into the option */
+	*l = 14 + 40 + 25;
+}
+static void m_none(uint8_t *f, size_t *l) { (void)f, (void)l; }
+
+static void
+test_nd_malformed(void **state)
+{
+	(void)state;
+	expect_bad_ns(m_hop_limit, false);
+	expect_bad_ns(m_code, false);
+	expect_bad_ns(m_opt_len0, false);
+	expect_bad_ns(m_opt_long, false);
+	expect_bad_ns(m_opt_lladdr_len, false);
+	expect_bad_ns(m_plen_past_end, false);
+	expect_bad_ns(m_target_mcast, false);
+	expect_bad_ns(m_dad_with_slla, false);
+	expect_bad_ns(m_next_header, false);
+	expect_bad_ns(m_truncated_opt, false);
+	/* A wrong checksum. */
+	uint8_t f[128];
+	struct neigh_nd ns = {.type = NEIGH_ND_NS};
+	memcpy(ns.src, ip6_r, 16);
+	memcpy(ns.target, ip6_h, 16);
+	int n = neigh_nd_build(f, sizeof(f), &ns);
+	struct neigh_nd got;
+	assert_int_equal(nd_parse_exact(f, (size_t)n, &got), 0);
+	f[n - 1] ^= 1;
+	assert_int_equal(nd_parse_exact(f, (size_t)n, &got), -EINVAL);
+	/* Every truncation of a valid frame. */
+	f[n - 1] ^= 1;
+	for (int len = 0; len < n; len++)
+		assert_int_equal(nd_parse_exact(f, (size_t)len, &got), -EINVAL);
+	/* A solicited NA to a multicast address. */
+	struct neigh_nd na = {.type = NEIGH_ND_NA, .flags = NEIGH_F_SOLICITED,
+			      .dst = {0xff, 0x02, [15] = 1}};
+	memcpy(na.src, ip6_h, 16);
+	memcpy(na.target, ip6_h, 16);
+	n = neigh_nd_build(f, sizeof(f), &na);
+	assert_int_equal(nd_parse_exact(f, (size_t)n, &got), -EINVAL);
+	(void)m_none;
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_arp_round_trip),
+		cmocka_unit_test(test_arp_malformed),
+		cmocka_unit_test(test_nd_round_trip),
+		cmocka_unit_test(test_nd_malformed),
+	};
+	return cmocka_run_group_tests_name("neigh_codec", tests, NULL, NULL);
+}
