@@ -14,7 +14,7 @@ NOHUGE_MB=${NOHUGE_MB:-2048}
 packages=(
 	build-essential pkg-config meson ninja-build
 	dpdk dpdk-dev libdpdk-dev dpdk-doc libnuma-dev libbsd-dev libcmocka-dev
-	iproute2 iputils-ping traceroute tcpdump ethtool
+	iproute2 iputils-ping traceroute tcpdump ethtool bc procps kmod
 	clang-format gnuplot-nox python3
 )
 

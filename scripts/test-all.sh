@@ -53,11 +53,23 @@ phase "benchmarks, smoke run"
 if meson test -C "$build" --suite bench-smoke --print-errorlogs; then :; fi
 meson_counts "$build"
 
-for t in tests/integration/*.sh; do
+# Integration tests: each check inside a script counts as a test; a
+# script that dies before its summary line counts as one failure.
+for t in tests/integration/[0-9]*.sh; do
 	[ -e "$t" ] || continue
 	phase "integration: $t"
-	if bash "$t" "$build"; then
-		passed=$((passed + 1))
+	bash "$t" "$build" 2>&1 | tee "$build/integration.log"
+	st=${PIPESTATUS[0]}
+	line=$(grep -E '^  [0-9]+ of [0-9]+ checks passed' "$build/integration.log" | tail -1)
+	if [ -n "$line" ]; then
+		ok=$(echo "$line" | awk '{print $1}')
+		all=$(echo "$line" | awk '{print $3}')
+		passed=$((passed + ok))
+		failed=$((failed + all - ok))
+		[ "$ok" -eq "$all" ] && [ "$st" -eq 0 ] || failures+=("$t")
+		if [ "$st" -ne 0 ] && [ "$ok" -eq "$all" ]; then
+			failed=$((failed + 1))
+		fi
 	else
 		failed=$((failed + 1))
 		failures+=("$t")

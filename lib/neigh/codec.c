@@ -53,7 +53,7 @@ neigh_arp_build(uint8_t *buf, size_t len, const struct neigh_arp *m, const uint8
 		return -ENOSPC;
 	eth_build(buf, dst ? dst : broadcast, m->sha, ETHERTYPE_ARP);
 	uint8_t *a = buf + ETH_LEN;
-	put16(a, 1);      /* Ethernet */
+	put16(a, 1); /* Ethernet */
 	put16(a + 2, 0x0800);
 	a[4] = 6;
 	a[5] = 4;
@@ -181,8 +181,7 @@ neigh_nd_build(uint8_t *buf, size_t len, const struct neigh_nd *m)
 int
 neigh_nd_parse(const uint8_t *buf, size_t len, struct neigh_nd *m)
 {
-	if (buf == NULL || len < ETH_LEN + IP6_LEN + ND_LEN ||
-	    get16(buf + 12) != ETHERTYPE_IPV6)
+	if (buf == NULL || len < ETH_LEN + IP6_LEN + ND_LEN || get16(buf + 12) != ETHERTYPE_IPV6)
 		return -EINVAL;
 	const uint8_t *ip = buf + ETH_LEN;
 	size_t plen = get16(ip + 4);

@@ -34,11 +34,11 @@ struct entry {
 	uint8_t state;
 	uint8_t mac[6];
 	uint8_t probes;
-	uint8_t qhead, qcount;  /* ring in queue[] */
-	uint32_t next;          /* hash chain, or free list */
-	uint64_t deadline;      /* next timer, 0: none */
-	uint64_t used;          /* last use by traffic */
-	uint64_t updated;       /* last state change */
+	uint8_t qhead, qcount; /* ring in queue[] */
+	uint32_t next;         /* hash chain, or free list */
+	uint64_t deadline;     /* next timer, 0: none */
+	uint64_t used;         /* last use by traffic */
+	uint64_t updated;      /* last state change */
 	void *queue[NEIGH_QUEUE_MAX];
 };
 
@@ -46,8 +46,8 @@ struct neigh_table {
 	struct neigh_conf conf;
 	struct neigh_ops ops;
 	void *ctx;
-	struct entry *e;   /* [1..max_entries]; 0 means none */
-	uint32_t *head;    /* hash heads */
+	struct entry *e; /* [1..max_entries]; 0 means none */
+	uint32_t *head;  /* hash heads */
 	uint32_t mask;
 	uint32_t free_head;
 	uint64_t rng;

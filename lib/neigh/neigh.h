@@ -53,16 +53,16 @@ struct neigh_key neigh_key(uint16_t port, uint8_t family, const void *addr);
 
 /* Defaults are Linux's (SEMANTICS.md); 0 in a field picks the default. */
 struct neigh_conf {
-	uint32_t max_entries;     /* 1024: the hard limit (gc_thresh3) */
-	uint32_t max_incomplete;  /* 256: entries resolving at once */
+	uint32_t max_entries;       /* 1024: the hard limit (gc_thresh3) */
+	uint32_t max_incomplete;    /* 256: entries resolving at once */
 	uint32_t base_reachable_ms; /* 30000, randomised to 0.5-1.5x */
-	uint32_t retrans_ms;      /* 1000 */
-	uint32_t delay_probe_ms;  /* 5000 */
-	uint32_t ucast_probes;    /* 3 */
-	uint32_t mcast_probes;    /* 3 */
-	uint32_t gc_stale_ms;     /* 60000: unused STALE and FAILED entries go */
-	uint32_t queue_len;       /* 3, at most NEIGH_QUEUE_MAX */
-	uint64_t seed;            /* for the reachable-time randomisation */
+	uint32_t retrans_ms;        /* 1000 */
+	uint32_t delay_probe_ms;    /* 5000 */
+	uint32_t ucast_probes;      /* 3 */
+	uint32_t mcast_probes;      /* 3 */
+	uint32_t gc_stale_ms;       /* 60000: unused STALE and FAILED entries go */
+	uint32_t queue_len;         /* 3, at most NEIGH_QUEUE_MAX */
+	uint64_t seed;              /* for the reachable-time randomisation */
 };
 
 struct neigh_ops {
@@ -84,11 +84,11 @@ struct neigh_ops {
 struct neigh_stats {
 	uint32_t entries;
 	uint32_t incomplete;
-	uint64_t queue_drops;     /* oldest queued packet dropped on overflow */
-	uint64_t failed;          /* resolutions that ended FAILED */
-	uint64_t table_full;      /* new neighbours refused: no room */
-	uint64_t evicted;         /* STALE or FAILED entries evicted for room */
-	uint64_t collected;       /* entries removed by garbage collection */
+	uint64_t queue_drops; /* oldest queued packet dropped on overflow */
+	uint64_t failed;      /* resolutions that ended FAILED */
+	uint64_t table_full;  /* new neighbours refused: no room */
+	uint64_t evicted;     /* STALE or FAILED entries evicted for room */
+	uint64_t collected;   /* entries removed by garbage collection */
 };
 
 struct neigh_info {
@@ -192,12 +192,12 @@ bool neigh_arp_gratuitous(const struct neigh_arp *m);
 #define NEIGH_ND_NA 136
 
 struct neigh_nd {
-	uint8_t type;      /* NEIGH_ND_NS or NEIGH_ND_NA */
-	uint8_t flags;     /* NA: NEIGH_F_* */
-	uint8_t src[16];   /* IPv6 source */
-	uint8_t dst[16];   /* IPv6 destination */
+	uint8_t type;    /* NEIGH_ND_NS or NEIGH_ND_NA */
+	uint8_t flags;   /* NA: NEIGH_F_* */
+	uint8_t src[16]; /* IPv6 source */
+	uint8_t dst[16]; /* IPv6 destination */
 	uint8_t target[16];
-	bool has_lladdr;   /* source (NS) or target (NA) link-layer option */
+	bool has_lladdr; /* source (NS) or target (NA) link-layer option */
 	uint8_t lladdr[6];
 	uint8_t eth_src[6];
 	uint8_t eth_dst[6];

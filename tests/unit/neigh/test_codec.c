@@ -19,11 +19,19 @@ static const uint8_t mac_h[6] = {0x02, 0, 0, 0, 0, 0x02};
 static const uint8_t ip6_r[16] = {0x20, 0x01, 0x0d, 0xb8, [15] = 1};
 static const uint8_t ip6_h[16] = {0x20, 0x01, 0x0d, 0xb8, [13] = 0xab, 0xcd, 0x02};
 
-static int
-arp_parse_exact(const uint8_t *frame, size_t len, struct neigh_arp *m)
+/* A heap copy of exactly len bytes, so any over-read is caught. */
+static uint8_t *
+exact(const uint8_t *frame, size_t len)
 {
 	uint8_t *copy = malloc(len ? len : 1);
 	memcpy(copy, frame, len);
+	return copy;
+}
+
+static int
+arp_parse_exact(const uint8_t *frame, size_t len, struct neigh_arp *m)
+{
+	uint8_t *copy = exact(frame, len);
 	int rc = neigh_arp_parse(copy, len, m);
 	free(copy);
 	return rc;
@@ -32,8 +40,7 @@ arp_parse_exact(const uint8_t *frame, size_t len, struct neigh_arp *m)
 static int
 nd_parse_exact(const uint8_t *frame, size_t len, struct neigh_nd *m)
 {
-	uint8_t *copy = malloc(len ? len : 1);
-	memcpy(copy, frame, len);
+	uint8_t *copy = exact(frame, len);
 	int rc = neigh_nd_parse(copy, len, m);
 	free(copy);
 	return rc;
@@ -44,8 +51,8 @@ test_arp_round_trip(void **state)
 {
 	(void)state;
 	uint8_t f[64];
-	struct neigh_arp req = {.op = NEIGH_ARP_REQUEST, .spa = {192, 0, 2, 1},
-				.tpa = {192, 0, 2, 2}};
+	struct neigh_arp req = {
+		.op = NEIGH_ARP_REQUEST, .spa = {192, 0, 2, 1}, .tpa = {192, 0, 2, 2}};
 	memcpy(req.sha, mac_r, 6);
 	int n = neigh_arp_build(f, sizeof(f), &req, NULL);
 	assert_int_equal(n, 42);
@@ -56,8 +63,8 @@ test_arp_round_trip(void **state)
 	assert_memory_equal(&got, &req, sizeof(got));
 	assert_false(neigh_arp_gratuitous(&got));
 
-	struct neigh_arp rep = {.op = NEIGH_ARP_REPLY, .spa = {192, 0, 2, 2},
-				.tpa = {192, 0, 2, 1}};
+	struct neigh_arp rep = {
+		.op = NEIGH_ARP_REPLY, .spa = {192, 0, 2, 2}, .tpa = {192, 0, 2, 1}};
 	memcpy(rep.sha, mac_h, 6);
 	memcpy(rep.tha, mac_r, 6);
 	n = neigh_arp_build(f, sizeof(f), &rep, mac_r);
@@ -78,8 +85,8 @@ test_arp_malformed(void **state)
 {
 	(void)state;
 	uint8_t f[64], bad[64];
-	struct neigh_arp req = {.op = NEIGH_ARP_REQUEST, .spa = {192, 0, 2, 1},
-				.tpa = {192, 0, 2, 2}};
+	struct neigh_arp req = {
+		.op = NEIGH_ARP_REQUEST, .spa = {192, 0, 2, 1}, .tpa = {192, 0, 2, 2}};
 	memcpy(req.sha, mac_r, 6);
 	int n = neigh_arp_build(f, sizeof(f), &req, NULL);
 	struct neigh_arp got;
@@ -89,13 +96,13 @@ test_arp_malformed(void **state)
 		int off;
 		uint8_t val;
 	} mut[] = {
-		{13, 0x00},      /* not ARP's ethertype */
-		{15, 2},         /* hardware type 2 */
-		{16, 0x86},      /* protocol IPv6 */
-		{18, 8},         /* hardware length 8 */
-		{19, 16},        /* protocol length 16 */
-		{21, 3},         /* operation 3 */
-		{22, 0x01},      /* multicast sender */
+		{13, 0x00}, /* not ARP's ethertype */
+		{15, 2},    /* hardware type 2 */
+		{16, 0x86}, /* protocol IPv6 */
+		{18, 8},    /* hardware length 8 */
+		{19, 16},   /* protocol length 16 */
+		{21, 3},    /* operation 3 */
+		{22, 0x01}, /* multicast sender */
 	};
 	for (unsigned int i = 0; i < sizeof(mut) / sizeof(mut[0]); i++) {
 		memcpy(bad, f, (size_t)n);
@@ -132,7 +139,8 @@ test_nd_round_trip(void **state)
 	assert_true(got.has_lladdr);
 	assert_memory_equal(got.lladdr, mac_r, 6);
 
-	struct neigh_nd na = {.type = NEIGH_ND_NA, .has_lladdr = true,
+	struct neigh_nd na = {.type = NEIGH_ND_NA,
+			      .has_lladdr = true,
 			      .flags = NEIGH_F_SOLICITED | NEIGH_F_OVERRIDE | NEIGH_F_ROUTER};
 	memcpy(na.eth_src, mac_h, 6);
 	memcpy(na.eth_dst, mac_r, 6);
@@ -197,27 +205,73 @@ expect_bad_ns(void (*mutate)(uint8_t *f, size_t *len), bool keep_csum)
 	assert_int_equal(nd_parse_exact(f, len, &got), -EINVAL);
 }
 
-static void m_hop_limit(uint8_t *f, size_t *l) { (void)l; f[14 + 7] = 64; }
-static void m_code(uint8_t *f, size_t *l) { (void)l; f[54 + 1] = 1; }
-static void m_opt_len0(uint8_t *f, size_t *l) { (void)l; f[54 + 25] = 0; }
-static void m_opt_long(uint8_t *f, size_t *l) { (void)l; f[54 + 25] = 2; }
-static void m_opt_lladdr_len(uint8_t *f, size_t *l)
+static void
+m_hop_limit(uint8_t *f, size_t *l)
+{
+	(void)l;
+	f[14 + 7] = 64;
+}
+static void
+m_code(uint8_t *f, size_t *l)
+{
+	(void)l;
+	f[54 + 1] = 1;
+}
+static void
+m_opt_len0(uint8_t *f, size_t *l)
+{
+	(void)l;
+	f[54 + 25] = 0;
+}
+static void
+m_opt_long(uint8_t *f, size_t *l)
+{
+	(void)l;
+	f[54 + 25] = 2;
+}
+static void
+m_opt_lladdr_len(uint8_t *f, size_t *l)
 {
 	/* A 16-byte source link-layer option: not an Ethernet address. */
 	f[14 + 5] = 40;
 	f[54 + 25] = 2;
 	*l = 14 + 40 + 40;
 }
-static void m_plen_past_end(uint8_t *f, size_t *l) { (void)l; f[14 + 5] = 64; }
-static void m_target_mcast(uint8_t *f, size_t *l) { (void)l; f[54 + 8] = 0xff; }
-static void m_dad_with_slla(uint8_t *f, size_t *l) { (void)l; memset(f + 14 + 8, 0, 16); }
-static void m_next_header(uint8_t *f, size_t *l) { (void)l; f[14 + 6] = 17; }
-static void m_truncated_opt(uint8_t *f, size_t *l)
+static void
+m_plen_past_end(uint8_t *f, size_t *l)
+{
+	(void)l;
+	f[14 + 5] = 64;
+}
+static void
+m_target_mcast(uint8_t *f, size_t *l)
+{
+	(void)l;
+	f[54 + 8] = 0xff;
+}
+static void
+m_dad_with_slla(uint8_t *f, size_t *l)
+{
+	(void)l;
+	memset(f + 14 + 8, 0, 16);
+}
+static void
+m_next_header(uint8_t *f, size_t *l)
+{
+	(void)l;
+	f[14 + 6] = 17;
+}
+static void
+m_truncated_opt(uint8_t *f, size_t *l)
 {
 	f[14 + 5] = 25; /* payload ends one byte into the option */
 	*l = 14 + 40 + 25;
 }
-static void m_none(uint8_t *f, size_t *l) { (void)f, (void)l; }
+static void
+m_none(uint8_t *f, size_t *l)
+{
+	(void)f, (void)l;
+}
 
 static void
 test_nd_malformed(void **state)
@@ -248,8 +302,8 @@ test_nd_malformed(void **state)
 	for (int len = 0; len < n; len++)
 		assert_int_equal(nd_parse_exact(f, (size_t)len, &got), -EINVAL);
 	/* A solicited NA to a multicast address. */
-	struct neigh_nd na = {.type = NEIGH_ND_NA, .flags = NEIGH_F_SOLICITED,
-			      .dst = {0xff, 0x02, [15] = 1}};
+	struct neigh_nd na = {
+		.type = NEIGH_ND_NA, .flags = NEIGH_F_SOLICITED, .dst = {0xff, 0x02, [15] = 1}};
 	memcpy(na.src, ip6_h, 16);
 	memcpy(na.target, ip6_h, 16);
 	n = neigh_nd_build(f, sizeof(f), &na);

@@ -360,7 +360,8 @@ test_flood(void **state)
 	size_t mem = neigh_memory(t);
 	/* 100 resolved neighbours first. */
 	for (uint32_t i = 0; i < 100; i++) {
-		uint8_t a[16] = {0x20, 0x01, 0x0d, 0xb8, [14] = (uint8_t)(i >> 8), [15] = (uint8_t)i};
+		uint8_t a[16] = {
+			0x20, 0x01, 0x0d, 0xb8, [14] = (uint8_t)(i >> 8), [15] = (uint8_t)i};
 		struct neigh_key k = neigh_key(0, NEIGH_AF_INET6, a);
 		neigh_learn(t, &k, mac_a, 0);
 		assert_int_equal(neigh_confirm(t, &k, mac_a, NEIGH_F_SOLICITED, 0), 0);
@@ -395,7 +396,8 @@ test_flood(void **state)
 	uint64_t still = 0;
 	struct neigh_info info;
 	for (uint32_t i = 0; i < 100; i++) {
-		uint8_t a[16] = {0x20, 0x01, 0x0d, 0xb8, [14] = (uint8_t)(i >> 8), [15] = (uint8_t)i};
+		uint8_t a[16] = {
+			0x20, 0x01, 0x0d, 0xb8, [14] = (uint8_t)(i >> 8), [15] = (uint8_t)i};
 		struct neigh_key k = neigh_key(0, NEIGH_AF_INET6, a);
 		assert_int_equal(neigh_get(t, &k, &info), 0);
 		assert_int_equal(info.state, NEIGH_REACHABLE); /* untouched */

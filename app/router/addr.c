@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The router's own addresses. `addr add 192.0.2.1/24 dev port0` installs,
+ * in the main table, a local route for 192.0.2.1/32 (deliver here) and a
+ * connected route for 192.0.2.0/24 through the port's CONNECTED nexthop
+ * (resolve the destination itself); `addr del` removes both. IPv6 as
+ * Linux: /128 local, the prefix connected with metric 256.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "router.h"
+
+#define ORIGIN_KERNEL 2 /* "proto kernel", as Linux tags these routes */
+
+static bool
+prefix_same(const struct fib_prefix *a, const struct fib_prefix *b)
+{
+	return a->family == b->family && a->len == b->len &&
+	       (a->family == FIB_AF_INET ? a->addr.v4 == b->addr.v4
+					 : memcmp(a->addr.v6, b->addr.v6, 16) == 0);
+}
+
+/* The network of an address: host bits cleared. */
+static struct fib_prefix
+network(const struct fib_prefix *p)
+{
+	struct fib_prefix n = *p;
+	if (p->family == FIB_AF_INET) {
+		n.addr.v4 = p->len ? p->addr.v4 & ~(0xffffffffu >> p->len) : 0;
+		if (p->len == 32)
+			n.addr.v4 = p->addr.v4;
+		return n;
+	}
+	for (unsigned int b = p->len; b < 128; b++)
+		n.addr.v6[b / 8] &= (uint8_t)~(0x80 >> (b % 8));
+	return n;
+}
+
+static struct fib_prefix
+host(const struct fib_prefix *p)
+{
+	struct fib_prefix h = *p;
+	h.len = p->family == FIB_AF_INET ? 32 : 128;
+	return h;
+}
+
+static int
+find(const struct router *r, uint16_t port, const struct fib_prefix *p)
+{
+	for (unsigned int i = 0; i < r->nb_addrs; i++)
+		if (r->addr[i].port == port && prefix_same(&r->addr[i].p, p))
+			return (int)i;
+	return -1;
+}
+
+int
+rt_addr_add(struct router *r, uint16_t port, const struct fib_prefix *p)
+{
+	if (port >= r->nb_ports)
+		return -ENODEV;
+	if (find(r, port, p) >= 0)
+		return -EEXIST;
+	if (r->nb_addrs == RT_MAX_ADDRS)
+		return -ENOSPC;
+	bool v4 = p->family == FIB_AF_INET;
+	struct fib_route local = {.dst = host(p), .type = FIB_RT_LOCAL, .origin = ORIGIN_KERNEL,
+				  .nh = r->nh_local};
+	struct nh_spec cs = {.type = NH_T_CONNECTED, .family = p->family, .port = port};
+	uint32_t cnh;
+	int rc = nh_add(r->nh, &cs, &cnh);
+	if (rc < 0)
+		return rc;
+	struct fib_route conn = {.dst = network(p), .origin = ORIGIN_KERNEL, .nh = cnh,
+				 .metric = v4 ? 0 : 256};
+	/* Another address in the same prefix shares its routes. */
+	rc = fib_route_add(r->fib, &local);
+	if (rc < 0 && rc != -EEXIST) {
+		nh_unref(r->nh, cnh);
+		return rc;
+	}
+	bool local_added = rc == 0;
+	rc = fib_route_add(r->fib, &conn);
+	if (rc == -EEXIST) {
+		nh_unref(r->nh, cnh); /* the prefix's route holds its own */
+		rc = 0;
+	}
+	if (rc < 0) {
+		if (local_added)
+			fib_route_del(r->fib, &local, false);
+		nh_unref(r->nh, cnh);
+		return rc;
+	}
+	r->addr[r->nb_addrs].port = port;
+	r->addr[r->nb_addrs++].p = *p;
+	return 0;
+}
+
+int
+rt_addr_del(struct router *r, uint16_t port, const struct fib_prefix *p)
+{
+	int i = find(r, port, p);
+	if (i < 0)
+		return -EADDRNOTAVAIL;
+	r->addr[i] = r->addr[--r->nb_addrs];
+	bool v4 = p->family == FIB_AF_INET;
+	struct fib_prefix net = network(p);
+	/* Keep the connected route while another address of the same
+	 * prefix on the port remains, and the local one while the address
+	 * is still configured elsewhere. */
+	bool net_used = false, host_used = false;
+	for (unsigned int k = 0; k < r->nb_addrs; k++) {
+		struct fib_prefix other = network(&r->addr[k].p);
+		if (r->addr[k].port == port && prefix_same(&other, &net))
+			net_used = true;
+		if (prefix_same(&r->addr[k].p, p))
+			host_used = true;
+	}
+	if (!host_used) {
+		struct fib_route local = {.dst = host(p), .metric = 0};
+		fib_route_del(r->fib, &local, false);
+	}
+	if (!net_used) {
+		struct fib_route conn = {.dst = net, .metric = v4 ? 0 : 256}, got;
+		if (fib_route_get(r->fib, &conn, false, &got) == 0 &&
+		    fib_route_del(r->fib, &conn, false) == 0)
+			nh_unref(r->nh, got.nh);
+	}
+	return 0;
+}
+
+bool
+rt_addr_is_local(const struct router *r, uint8_t family, const void *addr)
+{
+	for (unsigned int i = 0; i < r->nb_addrs; i++) {
+		const struct fib_prefix *p = &r->addr[i].p;
+		if (p->family != family)
+			continue;
+		uint32_t be = rte_cpu_to_be_32(p->addr.v4);
+		if (family == FIB_AF_INET ? memcmp(&be, addr, 4) == 0
+					  : memcmp(p->addr.v6, addr, 16) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Length of the common prefix of two addresses of a family. */
+static unsigned int
+common(uint8_t family, const struct fib_prefix *p, const void *peer)
+{
+	uint8_t a[16], b[16];
+	unsigned int n = family == FIB_AF_INET ? 4 : 16, bits = 0;
+	if (family == FIB_AF_INET) {
+		uint32_t v = rte_cpu_to_be_32(p->addr.v4);
+		memcpy(a, &v, 4);
+	} else {
+		memcpy(a, p->addr.v6, 16);
+	}
+	memcpy(b, peer, n);
+	for (unsigned int i = 0; i < n; i++) {
+		uint8_t x = a[i] ^ b[i];
+		if (x) {
+			return bits + (unsigned int)__builtin_clz(x) - 24;
+		}
+		bits += 8;
+	}
+	return bits;
+}
+
+const struct rt_addr *
+rt_addr_pick(const struct router *r, uint16_t port, uint8_t family, const void *peer)
+{
+	const struct rt_addr *best = NULL;
+	unsigned int best_len = 0;
+	for (unsigned int i = 0; i < r->nb_addrs; i++) {
+		const struct rt_addr *a = &r->addr[i];
+		if (a->port != port || a->p.family != family)
+			continue;
+		unsigned int l = peer ? common(family, &a->p, peer) : 0;
+		if (best == NULL || l > best_len) {
+			best = a;
+			best_len = l;
+		}
+	}
+	if (best == NULL) /* none on the port: any of the family */
+		for (unsigned int i = 0; i < r->nb_addrs && best == NULL; i++)
+			if (r->addr[i].p.family == family)
+				best = &r->addr[i];
+	return best;
+}

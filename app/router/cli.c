@@ -1,0 +1,501 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The command language, as iproute2's: `OBJECT COMMAND ARGS`, objects and
+ * commands abbreviable ("r a" is "route add"). This file holds the
+ * tokenizer, the parsers every command uses, dispatch, and the link, addr
+ * and stats commands; routes and rules are in cli_route.c, nexthops and
+ * neighbours in cli_nh.c. A command either applies whole or fails with one
+ * line naming what was wrong.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_ethdev.h>
+
+#include "cli.h"
+
+void
+rt_buf_printf(struct rt_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	for (;;) {
+		size_t room = b->cap - b->len;
+		va_start(ap, fmt);
+		int n = vsnprintf(b->s ? b->s + b->len : NULL, room, fmt, ap);
+		va_end(ap);
+		if (n < 0)
+			return;
+		if ((size_t)n < room) {
+			b->len += (size_t)n;
+			return;
+		}
+		size_t cap = b->cap ? b->cap * 2 : 4096;
+		while (cap - b->len <= (size_t)n)
+			cap *= 2;
+		char *s = realloc(b->s, cap);
+		if (s == NULL)
+			return;
+		b->s = s;
+		b->cap = cap;
+	}
+}
+
+int
+cli_fail(struct cli *c, int e, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(c->err, c->errlen, fmt, ap);
+	va_end(ap);
+	return -e;
+}
+
+const char *
+cli_next(struct cli *c)
+{
+	return c->pos < c->argc ? c->argv[c->pos++] : NULL;
+}
+
+bool
+cli_matches(const char *word, const char *full)
+{
+	size_t n = strlen(word);
+	return n > 0 && n <= strlen(full) && strncmp(word, full, n) == 0;
+}
+
+static int
+parse_ip(const char *s, uint8_t family, struct fib_prefix *p)
+{
+	memset(p, 0, sizeof(*p));
+	if (strchr(s, ':') != NULL) {
+		if (family == FIB_AF_INET || inet_pton(AF_INET6, s, p->addr.v6) != 1)
+			return -1;
+		p->family = FIB_AF_INET6;
+		p->len = 128;
+		return 0;
+	}
+	uint32_t a;
+	if (family == FIB_AF_INET6 || inet_pton(AF_INET, s, &a) != 1)
+		return -1;
+	p->family = FIB_AF_INET;
+	p->len = 32;
+	p->addr.v4 = ntohl(a);
+	return 0;
+}
+
+int
+cli_parse_addr(struct cli *c, const char *what, const char *s, uint8_t family,
+	       struct fib_prefix *p)
+{
+	if (s == NULL)
+		return cli_fail(c, EINVAL, "%s: address expected", what);
+	if (parse_ip(s, family, p) < 0)
+		return cli_fail(c, EINVAL, "%s: invalid address '%s'", what, s);
+	return 0;
+}
+
+int
+cli_parse_prefix(struct cli *c, const char *what, const char *s, uint8_t family,
+		 struct fib_prefix *p)
+{
+	if (s == NULL)
+		return cli_fail(c, EINVAL, "%s: prefix expected", what);
+	if (strcmp(s, "default") == 0 || strcmp(s, "all") == 0) {
+		memset(p, 0, sizeof(*p));
+		p->family = family ? family : FIB_AF_INET;
+		return 0;
+	}
+	char buf[64];
+	const char *slash = strchr(s, '/');
+	size_t n = slash ? (size_t)(slash - s) : strlen(s);
+	if (n >= sizeof(buf))
+		return cli_fail(c, EINVAL, "%s: invalid prefix '%s'", what, s);
+	memcpy(buf, s, n);
+	buf[n] = 0;
+	if (parse_ip(buf, family, p) < 0)
+		return cli_fail(c, EINVAL, "%s: invalid prefix '%s'", what, s);
+	if (slash != NULL) {
+		char *end;
+		unsigned long len = strtoul(slash + 1, &end, 10);
+		if (*end != 0 || slash[1] == 0 || len > p->len)
+			return cli_fail(c, EINVAL, "%s: invalid prefix '%s'", what, s);
+		p->len = (uint8_t)len;
+	}
+	return 0;
+}
+
+int
+cli_parse_u32(struct cli *c, const char *what, const char *s, uint32_t max, uint32_t *v)
+{
+	char *end;
+	if (s == NULL)
+		return cli_fail(c, EINVAL, "%s: number expected", what);
+	unsigned long long x = strtoull(s, &end, 0);
+	if (*s == 0 || *s == '-' || *end != 0 || x > max)
+		return cli_fail(c, EINVAL, "%s: invalid value '%s'", what, s);
+	*v = (uint32_t)x;
+	return 0;
+}
+
+int
+cli_parse_port(struct cli *c, const char *s, uint16_t *port)
+{
+	if (s == NULL)
+		return cli_fail(c, EINVAL, "port name expected");
+	for (uint16_t i = 0; i < c->r->nb_ports; i++) {
+		if (strcmp(s, c->r->port[i].name) == 0) {
+			*port = i;
+			return 0;
+		}
+	}
+	return cli_fail(c, ENODEV, "unknown port '%s'", s);
+}
+
+int
+cli_parse_mac(struct cli *c, const char *s, uint8_t mac[6])
+{
+	unsigned int b[6];
+	char tail;
+	if (s == NULL ||
+	    sscanf(s, "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5],
+		   &tail) != 6 ||
+	    strlen(s) != 17)
+		return cli_fail(c, EINVAL, "invalid MAC address '%s'", s ? s : "");
+	for (int i = 0; i < 6; i++)
+		mac[i] = (uint8_t)b[i];
+	return 0;
+}
+
+int
+cli_parse_table(struct cli *c, const char *s, uint32_t *table)
+{
+	/* Local routes live in main (docs/fib.md), so "local" is main. */
+	if (s != NULL && (strcmp(s, "main") == 0 || strcmp(s, "local") == 0)) {
+		*table = FIB_TABLE_MAIN;
+		return 0;
+	}
+	int rc = cli_parse_u32(c, "table", s, UINT32_MAX, table);
+	if (rc == 0 && *table == 0)
+		return cli_fail(c, EINVAL, "table: invalid value '0'");
+	return rc;
+}
+
+const char *
+cli_fmt_addr(uint8_t family, const void *addr, char *buf, size_t len)
+{
+	inet_ntop(family == FIB_AF_INET ? AF_INET : AF_INET6, addr, buf, (socklen_t)len);
+	return buf;
+}
+
+const char *
+cli_fmt_prefix(const struct fib_prefix *p, char *buf, size_t len)
+{
+	char a[INET6_ADDRSTRLEN];
+	if (p->family == FIB_AF_INET) {
+		uint32_t be = htonl(p->addr.v4);
+		cli_fmt_addr(FIB_AF_INET, &be, a, sizeof(a));
+		if (p->len == 32)
+			snprintf(buf, len, "%s", a);
+		else
+			snprintf(buf, len, "%s/%u", a, p->len);
+	} else {
+		cli_fmt_addr(FIB_AF_INET6, p->addr.v6, a, sizeof(a));
+		if (p->len == 128)
+			snprintf(buf, len, "%s", a);
+		else
+			snprintf(buf, len, "%s/%u", a, p->len);
+	}
+	return buf;
+}
+
+const char *
+cli_fmt_table(uint32_t table, char *buf, size_t len)
+{
+	if (table == FIB_TABLE_MAIN)
+		snprintf(buf, len, "main");
+	else
+		snprintf(buf, len, "%u", table);
+	return buf;
+}
+
+/* link show | link set PORT up|down|mtu N */
+static int
+cmd_link(struct cli *c)
+{
+	const char *cmd = cli_next(c);
+	struct router *r = c->r;
+	if (cmd == NULL || cli_matches(cmd, "show") || cli_matches(cmd, "list")) {
+		if (c->json)
+			rt_buf_printf(c->out, "[");
+		for (uint16_t i = 0; i < r->nb_ports; i++) {
+			const struct rt_port *p = &r->port[i];
+			char mac[RTE_ETHER_ADDR_FMT_SIZE];
+			rte_ether_format_addr(mac, sizeof(mac), &p->mac);
+			if (c->json)
+				rt_buf_printf(c->out,
+					      "%s{\"ifindex\":%u,\"ifname\":\"%s\",\"flags\":[\"%s\"],"
+					      "\"mtu\":%u,\"operstate\":\"%s\",\"address\":\"%s\","
+					      "\"driver\":\"%s\"}",
+					      i ? "," : "", i, p->name, p->up ? "UP" : "DOWN", p->mtu,
+					      p->up ? "UP" : "DOWN", mac, p->driver);
+			else
+				rt_buf_printf(c->out,
+					      "%u: %s: <%s> mtu %u state %s driver %s\n"
+					      "    link/ether %s\n",
+					      i, p->name, p->up ? "UP" : "DOWN", p->mtu,
+					      p->up ? "UP" : "DOWN", p->driver, mac);
+		}
+		if (c->json)
+			rt_buf_printf(c->out, "]\n");
+		return 0;
+	}
+	if (!cli_matches(cmd, "set"))
+		return cli_fail(c, EINVAL, "link: unknown command '%s'", cmd);
+	uint16_t port = 0;
+	int rc = cli_parse_port(c, cli_next(c), &port);
+	if (rc < 0)
+		return rc;
+	bool up = r->port[port].up;
+	uint32_t mtu = r->port[port].mtu;
+	const char *w;
+	while ((w = cli_next(c)) != NULL) {
+		if (strcmp(w, "up") == 0)
+			up = true;
+		else if (strcmp(w, "down") == 0)
+			up = false;
+		else if (strcmp(w, "mtu") == 0) {
+			if ((rc = cli_parse_u32(c, "mtu", cli_next(c), 9600, &mtu)) < 0)
+				return rc;
+			if (mtu < 576)
+				return cli_fail(c, EINVAL, "mtu: %u is below 576", mtu);
+		} else
+			return cli_fail(c, EINVAL, "link set: unknown argument '%s'", w);
+	}
+	if (mtu != r->port[port].mtu) {
+		/* Best effort on the device (virtual ones may refuse); the
+		 * router enforces the MTU itself through the nexthops. */
+		(void)rte_eth_dev_set_mtu(port, (uint16_t)mtu);
+		if ((rc = nh_port_set(r->nh, port, r->port[port].mac.addr_bytes, (uint16_t)mtu)) < 0)
+			return cli_fail(c, -rc, "link set: %s", strerror(-rc));
+		r->port[port].mtu = (uint16_t)mtu;
+	}
+	if (up != r->port[port].up) {
+		if (up)
+			rte_eth_dev_set_link_up(port);
+		else
+			rte_eth_dev_set_link_down(port);
+		r->port[port].up = up;
+	}
+	return 0;
+}
+
+/* addr add|del ADDR/LEN dev PORT | addr show [dev PORT] */
+static int
+cmd_addr(struct cli *c)
+{
+	const char *cmd = cli_next(c);
+	struct router *r = c->r;
+	if (cmd == NULL || cli_matches(cmd, "show") || cli_matches(cmd, "list")) {
+		int only = -1;
+		const char *w = cli_next(c);
+		if (w != NULL) {
+			uint16_t p = 0;
+			if (strcmp(w, "dev") != 0)
+				return cli_fail(c, EINVAL, "addr show: unknown argument '%s'", w);
+			int rc = cli_parse_port(c, cli_next(c), &p);
+			if (rc < 0)
+				return rc;
+			only = p;
+		}
+		if (c->json)
+			rt_buf_printf(c->out, "[");
+		bool first = true;
+		for (uint16_t i = 0; i < r->nb_ports; i++) {
+			if (only >= 0 && i != only)
+				continue;
+			if (c->json)
+				rt_buf_printf(c->out, "%s{\"ifindex\":%u,\"ifname\":\"%s\",\"addr_info\":[",
+					      first ? "" : ",", i, r->port[i].name);
+			else
+				rt_buf_printf(c->out, "%u: %s: <%s> mtu %u\n", i, r->port[i].name,
+					      r->port[i].up ? "UP" : "DOWN", r->port[i].mtu);
+			first = false;
+			bool afirst = true;
+			for (unsigned int k = 0; k < r->nb_addrs; k++) {
+				const struct rt_addr *a = &r->addr[k];
+				if (a->port != i || (c->family && a->p.family != c->family))
+					continue;
+				struct fib_prefix h = a->p;
+				h.len = h.family == FIB_AF_INET ? 32 : 128;
+				char s[64];
+				cli_fmt_prefix(&h, s, sizeof(s));
+				const char *fam = a->p.family == FIB_AF_INET ? "inet" : "inet6";
+				if (c->json)
+					rt_buf_printf(c->out,
+						      "%s{\"family\":\"%s\",\"local\":\"%s\","
+						      "\"prefixlen\":%u}",
+						      afirst ? "" : ",", fam, s, a->p.len);
+				else
+					rt_buf_printf(c->out, "    %s %s/%u\n", fam, s, a->p.len);
+				afirst = false;
+			}
+			if (c->json)
+				rt_buf_printf(c->out, "]}");
+		}
+		if (c->json)
+			rt_buf_printf(c->out, "]\n");
+		return 0;
+	}
+	bool add = cli_matches(cmd, "add");
+	if (!add && !cli_matches(cmd, "delete"))
+		return cli_fail(c, EINVAL, "addr: unknown command '%s'", cmd);
+	const char *what = add ? "addr add" : "addr del";
+	struct fib_prefix p;
+	int rc = cli_parse_prefix(c, what, cli_next(c), c->family, &p);
+	if (rc < 0)
+		return rc;
+	const char *dev = cli_next(c);
+	if (dev == NULL || strcmp(dev, "dev") != 0)
+		return cli_fail(c, EINVAL, "%s: 'dev PORT' expected", what);
+	uint16_t port = 0;
+	if ((rc = cli_parse_port(c, cli_next(c), &port)) < 0)
+		return rc;
+	if (cli_next(c) != NULL)
+		return cli_fail(c, EINVAL, "%s: too many arguments", what);
+	rc = add ? rt_addr_add(r, port, &p) : rt_addr_del(r, port, &p);
+	if (rc == -EEXIST)
+		return cli_fail(c, EEXIST, "%s: address already assigned", what);
+	if (rc == -EADDRNOTAVAIL)
+		return cli_fail(c, EADDRNOTAVAIL, "%s: address not assigned", what);
+	if (rc < 0)
+		return cli_fail(c, -rc, "%s: %s", what, strerror(-rc));
+	return 0;
+}
+
+static void
+stat_line(struct cli *c, bool *first, const char *group, const char *name, uint64_t v)
+{
+	if (c->json)
+		rt_buf_printf(c->out, "%s\"%s.%s\":%llu", *first ? "" : ",", group, name,
+			      (unsigned long long)v);
+	else
+		rt_buf_printf(c->out, "%-10s %-24s %llu\n", group, name, (unsigned long long)v);
+	*first = false;
+}
+
+/* stats [show|reset] */
+static int
+cmd_stats(struct cli *c)
+{
+	struct router *r = c->r;
+	const char *cmd = cli_next(c);
+	struct rt_wstats s;
+	rt_stats_sum(r, &s);
+	if (cmd != NULL && cli_matches(cmd, "reset")) {
+		r->base = s;
+		r->base_icmp_sent = r->icmp_sent;
+		r->base_icmp_ratelimited = r->icmp_ratelimited;
+		r->base_exc_unhandled = r->exc_unhandled;
+		r->base_neigh_refused = r->neigh_refused;
+		return 0;
+	}
+	if (cmd != NULL && !cli_matches(cmd, "show"))
+		return cli_fail(c, EINVAL, "stats: unknown command '%s'", cmd);
+	bool first = true;
+	char name[64];
+	if (c->json)
+		rt_buf_printf(c->out, "{");
+	stat_line(c, &first, "total", "rx", s.rx - r->base.rx);
+	stat_line(c, &first, "total", "forwarded", s.fwd - r->base.fwd);
+	stat_line(c, &first, "total", "punted", s.punt_total - r->base.punt_total);
+	stat_line(c, &first, "total", "dropped", s.drop_total - r->base.drop_total);
+	for (uint16_t p = 0; p < r->nb_ports; p++) {
+		snprintf(name, sizeof(name), "%s.rx", r->port[p].name);
+		stat_line(c, &first, "port", name, s.port_rx[p] - r->base.port_rx[p]);
+		snprintf(name, sizeof(name), "%s.tx", r->port[p].name);
+		stat_line(c, &first, "port", name, s.port_tx[p] - r->base.port_tx[p]);
+	}
+	for (unsigned int w = 0; w < r->nb_workers; w++) {
+		const struct rt_wstats *ws = &r->worker[w].st;
+		snprintf(name, sizeof(name), "worker%u.rx", w);
+		stat_line(c, &first, "worker", name, ws->rx);
+		snprintf(name, sizeof(name), "worker%u.forwarded", w);
+		stat_line(c, &first, "worker", name, ws->fwd);
+	}
+	for (int i = 0; i < RT_DROP_COUNT; i++)
+		stat_line(c, &first, "drop", rt_drop_names[i], s.drop[i] - r->base.drop[i]);
+	for (int i = 0; i < RT_PUNT_COUNT; i++)
+		stat_line(c, &first, "punt", rt_punt_names[i], s.punt[i] - r->base.punt[i]);
+	stat_line(c, &first, "control", "icmp_sent", r->icmp_sent - r->base_icmp_sent);
+	stat_line(c, &first, "control", "icmp_ratelimited",
+		  r->icmp_ratelimited - r->base_icmp_ratelimited);
+	stat_line(c, &first, "control", "local_unhandled", r->exc_unhandled - r->base_exc_unhandled);
+	stat_line(c, &first, "control", "neigh_refused", r->neigh_refused - r->base_neigh_refused);
+	struct neigh_stats ns;
+	neigh_get_stats(r->neigh, &ns);
+	stat_line(c, &first, "neigh", "entries", ns.entries);
+	stat_line(c, &first, "neigh", "incomplete", ns.incomplete);
+	stat_line(c, &first, "neigh", "queue_drops", ns.queue_drops);
+	stat_line(c, &first, "neigh", "failed", ns.failed);
+	stat_line(c, &first, "neigh", "table_full", ns.table_full);
+	if (c->json)
+		rt_buf_printf(c->out, "}\n");
+	return 0;
+}
+
+int
+rt_cli_exec(struct router *r, const char *line, struct rt_buf *out, char *err, size_t errlen)
+{
+	char buf[4096];
+	if (strlen(line) >= sizeof(buf)) {
+		snprintf(err, errlen, "line too long");
+		return -E2BIG;
+	}
+	strcpy(buf, line);
+	struct cli c = {.r = r, .out = out, .err = err, .errlen = errlen};
+	err[0] = 0;
+	for (char *save, *t = strtok_r(buf, " \t", &save); t != NULL;
+	     t = strtok_r(NULL, " \t", &save)) {
+		if (c.argc == CLI_MAX_ARGS) {
+			snprintf(err, errlen, "too many arguments");
+			return -E2BIG;
+		}
+		c.argv[c.argc++] = t;
+	}
+	/* Leading options, as routerctl passes them through. */
+	while (c.pos < c.argc && c.argv[c.pos][0] == '-') {
+		const char *o = c.argv[c.pos++];
+		if (strcmp(o, "-j") == 0)
+			c.json = true;
+		else if (strcmp(o, "-4") == 0)
+			c.family = FIB_AF_INET;
+		else if (strcmp(o, "-6") == 0)
+			c.family = FIB_AF_INET6;
+		else
+			return cli_fail(&c, EINVAL, "unknown option '%s'", o);
+	}
+	const char *obj = cli_next(&c);
+	if (obj == NULL || obj[0] == '#')
+		return 0; /* empty line or comment */
+	if (cli_matches(obj, "route"))
+		return cli_route(&c);
+	if (cli_matches(obj, "addr") || cli_matches(obj, "address"))
+		return cmd_addr(&c);
+	if (cli_matches(obj, "link"))
+		return cmd_link(&c);
+	if (cli_matches(obj, "neighbour") || cli_matches(obj, "neighbor"))
+		return cli_neigh(&c);
+	if (cli_matches(obj, "nexthop"))
+		return cli_nexthop(&c);
+	if (cli_matches(obj, "rule"))
+		return cli_rule(&c);
+	if (cli_matches(obj, "stats"))
+		return cmd_stats(&c);
+	return cli_fail(&c, EINVAL, "unknown object '%s' (try route, addr, link, neigh, nexthop, "
+				    "rule, stats)",
+			obj);
+}

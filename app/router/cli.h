@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Helpers shared by the CLI command files (cli*.c). Control core only. */
+#ifndef ROUTER_CLI_H
+#define ROUTER_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "router.h"
+
+#define CLI_MAX_ARGS 64
+
+struct cli {
+	struct router *r;
+	struct rt_buf *out;
+	char *err;
+	size_t errlen;
+	bool json;
+	uint8_t family; /* 0: both; FIB_AF_INET or FIB_AF_INET6 (-4, -6) */
+	int argc;
+	char *argv[CLI_MAX_ARGS];
+	int pos;        /* next argument */
+};
+
+/* Set the one-line error and return -e. */
+int cli_fail(struct cli *c, int e, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The next argument, or NULL. */
+const char *cli_next(struct cli *c);
+/* iproute2-style abbreviation: word is a non-empty prefix of full. */
+bool cli_matches(const char *word, const char *full);
+
+int cli_parse_prefix(struct cli *c, const char *what, const char *s, uint8_t family,
+		     struct fib_prefix *p);
+int cli_parse_addr(struct cli *c, const char *what, const char *s, uint8_t family,
+		   struct fib_prefix *p);
+int cli_parse_u32(struct cli *c, const char *what, const char *s, uint32_t max, uint32_t *v);
+int cli_parse_port(struct cli *c, const char *s, uint16_t *port);
+int cli_parse_mac(struct cli *c, const char *s, uint8_t mac[6]);
+int cli_parse_table(struct cli *c, const char *s, uint32_t *table);
+
+/* Formatting. */
+const char *cli_fmt_prefix(const struct fib_prefix *p, char *buf, size_t len);
+const char *cli_fmt_addr(uint8_t family, const void *addr, char *buf, size_t len);
+const char *cli_fmt_table(uint32_t table, char *buf, size_t len);
+
+/* Command families. */
+int cli_route(struct cli *c);
+int cli_rule(struct cli *c);
+int cli_nexthop(struct cli *c);
+int cli_neigh(struct cli *c);
+
+#endif

@@ -1,0 +1,331 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* nexthop add|del|show and neigh add|del|show|flush. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+
+#include "cli.h"
+
+/* nexthop add id ID (via ADDR dev PORT | dev PORT | blackhole |
+ *                    group ID[,W]/ID[,W]...) */
+static int
+nexthop_add(struct cli *c)
+{
+	struct router *r = c->r;
+	const char *w = cli_next(c);
+	uint32_t id;
+	if (w == NULL || strcmp(w, "id") != 0)
+		return cli_fail(c, EINVAL, "nexthop add: 'id ID' expected");
+	int rc = cli_parse_u32(c, "id", cli_next(c), UINT32_MAX, &id);
+	if (rc < 0)
+		return rc;
+	if (id == 0)
+		return cli_fail(c, EINVAL, "nexthop add: id must not be 0");
+	struct nh_spec s = {.id = id, .type = NH_T_CONNECTED};
+	struct fib_prefix via = {0};
+	bool has_via = false, has_dev = false;
+	uint32_t idx;
+	while ((w = cli_next(c)) != NULL) {
+		if (strcmp(w, "via") == 0) {
+			if ((rc = cli_parse_addr(c, "nexthop add", cli_next(c), c->family, &via)) < 0)
+				return rc;
+			has_via = true;
+		} else if (strcmp(w, "dev") == 0) {
+			if ((rc = cli_parse_port(c, cli_next(c), &s.port)) < 0)
+				return rc;
+			has_dev = true;
+		} else if (strcmp(w, "blackhole") == 0) {
+			s.type = NH_T_BLACKHOLE;
+		} else if (strcmp(w, "group") == 0) {
+			char *spec = (char *)cli_next(c);
+			if (spec == NULL)
+				return cli_fail(c, EINVAL, "nexthop add: 'group ID[,WEIGHT]/...' expected");
+			struct nh_member m[NH_GROUP_MEMBERS_MAX];
+			unsigned int n = 0;
+			for (char *save, *t = strtok_r(spec, "/", &save); t != NULL;
+			     t = strtok_r(NULL, "/", &save)) {
+				if (n == NH_GROUP_MEMBERS_MAX)
+					return cli_fail(c, EINVAL, "nexthop add: too many members");
+				char *comma = strchr(t, ',');
+				uint32_t mid, weight = 1;
+				if (comma)
+					*comma = 0;
+				if ((rc = cli_parse_u32(c, "group member", t, UINT32_MAX, &mid)) < 0 ||
+				    (comma && (rc = cli_parse_u32(c, "weight", comma + 1, 255,
+								  &weight)) < 0))
+					return rc;
+				if (weight == 0)
+					return cli_fail(c, EINVAL, "nexthop add: weight 0");
+				if (nh_lookup_id(r->nh, mid, &m[n].index) != 0)
+					return cli_fail(c, ENOENT, "nexthop add: no nexthop with id %u",
+							mid);
+				m[n++].weight = (uint16_t)weight;
+			}
+			if (cli_next(c) != NULL)
+				return cli_fail(c, EINVAL, "nexthop add: too many arguments");
+			if (nh_lookup_id(r->nh, id, &idx) == 0)
+				return cli_fail(c, EEXIST, "nexthop add: id %u exists", id);
+			rc = nh_group_set(r->nh, id, m, n, &idx);
+			if (rc < 0)
+				return cli_fail(c, -rc, "nexthop add: group: %s", strerror(-rc));
+			return 0;
+		} else {
+			return cli_fail(c, EINVAL, "nexthop add: unknown argument '%s'", w);
+		}
+	}
+	if (s.type == NH_T_CONNECTED) {
+		if (!has_dev)
+			return cli_fail(c, EINVAL, "nexthop add: 'dev PORT' expected");
+		if (has_via) {
+			s.type = NH_T_GATEWAY;
+			s.family = via.family;
+			if (via.family == FIB_AF_INET) {
+				uint32_t be = rte_cpu_to_be_32(via.addr.v4);
+				memcpy(s.gw, &be, 4);
+			} else {
+				memcpy(s.gw, via.addr.v6, 16);
+			}
+			if (rt_addr_is_local(r, s.family, s.gw))
+				return cli_fail(c, EINVAL, "nexthop add: gateway is a local address");
+		} else {
+			s.family = c->family ? c->family : FIB_AF_INET;
+		}
+	}
+	rc = nh_add(r->nh, &s, &idx);
+	if (rc == -EEXIST)
+		return cli_fail(c, EEXIST, "nexthop add: id %u exists", id);
+	if (rc < 0)
+		return cli_fail(c, -rc, "nexthop add: %s", strerror(-rc));
+	/* A gateway already resolved: publish its header now. */
+	struct neigh_info ni;
+	struct neigh_key k = neigh_key(s.port, s.family, s.gw);
+	if (s.type == NH_T_GATEWAY && neigh_get(r->neigh, &k, &ni) == 0 &&
+	    ni.state != NEIGH_INCOMPLETE && ni.state != NEIGH_FAILED)
+		nh_neigh_update(r->nh, s.port, s.family, s.gw, ni.mac);
+	return 0;
+}
+
+struct nh_show {
+	struct cli *c;
+	bool first;
+};
+
+static int
+show_nexthop(const struct nh_info *n, void *arg)
+{
+	struct nh_show *s = arg;
+	struct cli *c = s->c;
+	if (n->spec.id == 0)
+		return 0; /* implicit nexthops belong to their routes */
+	char gw[64] = "";
+	const char *dev = NULL;
+	if (n->spec.type == NH_T_GATEWAY || n->spec.type == NH_T_CONNECTED)
+		dev = c->r->port[n->spec.port].name;
+	if (n->spec.type == NH_T_GATEWAY)
+		cli_fmt_addr(n->spec.family, n->spec.gw, gw, sizeof(gw));
+	if (c->json) {
+		rt_buf_printf(c->out, "%s{\"id\":%u", s->first ? "" : ",", n->spec.id);
+		if (gw[0])
+			rt_buf_printf(c->out, ",\"gateway\":\"%s\"", gw);
+		if (dev)
+			rt_buf_printf(c->out, ",\"dev\":\"%s\"", dev);
+		if (n->spec.type == NH_T_BLACKHOLE)
+			rt_buf_printf(c->out, ",\"blackhole\":true");
+		if (n->spec.type == NH_T_GROUP) {
+			rt_buf_printf(c->out, ",\"group\":[");
+			for (uint16_t k = 0; k < n->nb_members; k++) {
+				struct nh_info m;
+				nh_get(c->r->nh, n->m[k].index, &m);
+				rt_buf_printf(c->out, "%s{\"id\":%u,\"weight\":%u}", k ? "," : "",
+					      m.spec.id, n->m[k].weight);
+			}
+			rt_buf_printf(c->out, "]");
+		}
+		rt_buf_printf(c->out, "}");
+	} else {
+		rt_buf_printf(c->out, "id %u", n->spec.id);
+		if (n->spec.type == NH_T_GROUP) {
+			rt_buf_printf(c->out, " group ");
+			for (uint16_t k = 0; k < n->nb_members; k++) {
+				struct nh_info m;
+				nh_get(c->r->nh, n->m[k].index, &m);
+				rt_buf_printf(c->out, "%s%u", k ? "/" : "", m.spec.id);
+				if (n->m[k].weight != 1)
+					rt_buf_printf(c->out, ",%u", n->m[k].weight);
+			}
+		}
+		if (gw[0])
+			rt_buf_printf(c->out, " via %s", gw);
+		if (dev)
+			rt_buf_printf(c->out, " dev %s", dev);
+		if (n->spec.type == NH_T_BLACKHOLE)
+			rt_buf_printf(c->out, " blackhole");
+		rt_buf_printf(c->out, "\n");
+	}
+	s->first = false;
+	return 0;
+}
+
+int
+cli_nexthop(struct cli *c)
+{
+	const char *cmd = cli_next(c);
+	if (cmd == NULL || cli_matches(cmd, "show") || cli_matches(cmd, "list")) {
+		struct nh_show s = {.c = c, .first = true};
+		if (c->json)
+			rt_buf_printf(c->out, "[");
+		nh_walk(c->r->nh, show_nexthop, &s);
+		if (c->json)
+			rt_buf_printf(c->out, "]\n");
+		return 0;
+	}
+	if (cli_matches(cmd, "add"))
+		return nexthop_add(c);
+	if (!cli_matches(cmd, "delete"))
+		return cli_fail(c, EINVAL, "nexthop: unknown command '%s'", cmd);
+	const char *w = cli_next(c);
+	uint32_t id;
+	if (w == NULL || strcmp(w, "id") != 0)
+		return cli_fail(c, EINVAL, "nexthop del: 'id ID' expected");
+	int rc = cli_parse_u32(c, "id", cli_next(c), UINT32_MAX, &id);
+	if (rc < 0)
+		return rc;
+	rc = nh_del(c->r->nh, id);
+	if (rc == -ENOENT)
+		return cli_fail(c, ENOENT, "nexthop del: no nexthop with id %u", id);
+	if (rc == -EBUSY)
+		return cli_fail(c, EBUSY, "nexthop del: id %u is used by routes", id);
+	if (rc < 0)
+		return cli_fail(c, -rc, "nexthop del: %s", strerror(-rc));
+	return 0;
+}
+
+/* Neighbours. */
+
+static void
+key_of(const struct fib_prefix *a, uint16_t port, struct neigh_key *k)
+{
+	if (a->family == FIB_AF_INET) {
+		uint32_t be = rte_cpu_to_be_32(a->addr.v4);
+		*k = neigh_key(port, NEIGH_AF_INET, &be);
+	} else {
+		*k = neigh_key(port, NEIGH_AF_INET6, a->addr.v6);
+	}
+}
+
+struct neigh_show {
+	struct cli *c;
+	bool first;
+	int port; /* -1: all */
+};
+
+static int
+show_neigh(const struct neigh_info *n, void *arg)
+{
+	struct neigh_show *s = arg;
+	struct cli *c = s->c;
+	if ((s->port >= 0 && n->key.port != s->port) || (c->family && n->key.family != c->family))
+		return 0;
+	char a[64], mac[24] = "";
+	cli_fmt_addr(n->key.family, n->key.addr, a, sizeof(a));
+	bool has_mac = n->state != NEIGH_INCOMPLETE && n->state != NEIGH_FAILED;
+	if (has_mac)
+		snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x", n->mac[0], n->mac[1],
+			 n->mac[2], n->mac[3], n->mac[4], n->mac[5]);
+	const char *dev = c->r->port[n->key.port].name;
+	if (c->json) {
+		rt_buf_printf(c->out, "%s{\"dst\":\"%s\",\"dev\":\"%s\"", s->first ? "" : ",", a,
+			      dev);
+		if (has_mac)
+			rt_buf_printf(c->out, ",\"lladdr\":\"%s\"", mac);
+		rt_buf_printf(c->out, ",\"state\":[\"%s\"]}", neigh_state_name(n->state));
+	} else {
+		rt_buf_printf(c->out, "%s dev %s", a, dev);
+		if (has_mac)
+			rt_buf_printf(c->out, " lladdr %s", mac);
+		rt_buf_printf(c->out, " %s\n", neigh_state_name(n->state));
+	}
+	s->first = false;
+	return 0;
+}
+
+int
+cli_neigh(struct cli *c)
+{
+	struct router *r = c->r;
+	const char *cmd = cli_next(c);
+	const char *w;
+	int rc;
+	if (cmd == NULL || cli_matches(cmd, "show") || cli_matches(cmd, "list")) {
+		struct neigh_show s = {.c = c, .first = true, .port = -1};
+		while ((w = cli_next(c)) != NULL) {
+			uint16_t p = 0;
+			if (strcmp(w, "dev") != 0)
+				return cli_fail(c, EINVAL, "neigh show: unknown argument '%s'", w);
+			if ((rc = cli_parse_port(c, cli_next(c), &p)) < 0)
+				return rc;
+			s.port = p;
+		}
+		if (c->json)
+			rt_buf_printf(c->out, "[");
+		neigh_walk(r->neigh, show_neigh, &s);
+		if (c->json)
+			rt_buf_printf(c->out, "]\n");
+		return 0;
+	}
+	if (cli_matches(cmd, "flush")) {
+		uint16_t p = 0;
+		w = cli_next(c);
+		if (w == NULL || strcmp(w, "dev") != 0)
+			return cli_fail(c, EINVAL, "neigh flush: 'dev PORT' expected");
+		if ((rc = cli_parse_port(c, cli_next(c), &p)) < 0)
+			return rc;
+		neigh_flush(r->neigh, p);
+		return 0;
+	}
+	bool add = cli_matches(cmd, "add") || cli_matches(cmd, "replace");
+	if (!add && !cli_matches(cmd, "delete"))
+		return cli_fail(c, EINVAL, "neigh: unknown command '%s'", cmd);
+	const char *what = add ? "neigh add" : "neigh del";
+	struct fib_prefix a;
+	if ((rc = cli_parse_addr(c, what, cli_next(c), c->family, &a)) < 0)
+		return rc;
+	uint8_t mac[6];
+	bool has_mac = false, has_dev = false;
+	uint16_t port = 0;
+	while ((w = cli_next(c)) != NULL) {
+		if (strcmp(w, "lladdr") == 0) {
+			if ((rc = cli_parse_mac(c, cli_next(c), mac)) < 0)
+				return rc;
+			has_mac = true;
+		} else if (strcmp(w, "dev") == 0) {
+			if ((rc = cli_parse_port(c, cli_next(c), &port)) < 0)
+				return rc;
+			has_dev = true;
+		} else if (strcmp(w, "permanent") == 0 || strcmp(w, "nud") == 0) {
+			if (w[0] == 'n' && cli_next(c) == NULL)
+				return cli_fail(c, EINVAL, "%s: nud STATE expected", what);
+		} else {
+			return cli_fail(c, EINVAL, "%s: unknown argument '%s'", what, w);
+		}
+	}
+	if (!has_dev)
+		return cli_fail(c, EINVAL, "%s: 'dev PORT' expected", what);
+	struct neigh_key k;
+	key_of(&a, port, &k);
+	if (!add) {
+		if (neigh_del(r->neigh, &k) != 0)
+			return cli_fail(c, ENOENT, "%s: no such neighbour", what);
+		return 0;
+	}
+	if (!has_mac)
+		return cli_fail(c, EINVAL, "%s: 'lladdr MAC' expected", what);
+	/* `ip neigh add` makes permanent entries, as here. */
+	rc = neigh_add_permanent(r->neigh, &k, mac);
+	if (rc < 0)
+		return cli_fail(c, -rc, "%s: neighbour table full", what);
+	return 0;
+}

@@ -1,0 +1,626 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * route add|replace|del|show|get and rule add|del|show.
+ *
+ * A unicast route holds one reference on its nexthop: an implicit one made
+ * from `via GW dev PORT` (shared with every route through that gateway),
+ * the port's connected nexthop for `dev PORT` alone, or an explicit one
+ * named by `nhid`. The reference moves with replace and goes with del.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+#define ORIGIN_BOOT 3   /* Linux's "proto boot": routes an operator added */
+#define ORIGIN_KERNEL 2 /* "proto kernel": addresses' routes */
+#define ORIGIN_NEIGH 253
+
+static const char *const type_names[FIB_RT_COUNT] = {"unicast", "local", "blackhole",
+						     "unreachable", "prohibit"};
+
+struct route_args {
+	struct fib_route r;
+	bool has_metric, has_via, has_dev, has_nhid, onlink;
+	struct fib_prefix via;
+	uint16_t dev;
+	uint32_t nhid;
+};
+
+static int
+parse_route(struct cli *c, const char *what, struct route_args *a, bool need_prefix)
+{
+	memset(a, 0, sizeof(*a));
+	a->r.table = FIB_TABLE_MAIN;
+	a->r.origin = ORIGIN_BOOT;
+	const char *w = cli_next(c);
+	for (int t = 0; w != NULL && t < FIB_RT_COUNT; t++) {
+		if (strcmp(w, type_names[t]) == 0) {
+			a->r.type = (uint8_t)t;
+			w = cli_next(c);
+			break;
+		}
+	}
+	if (w == NULL && need_prefix)
+		return cli_fail(c, EINVAL, "%s: prefix expected", what);
+	int rc = w ? cli_parse_prefix(c, what, w, c->family, &a->r.dst) : 0;
+	if (rc < 0)
+		return rc;
+	while ((w = cli_next(c)) != NULL) {
+		if (strcmp(w, "via") == 0) {
+			rc = cli_parse_addr(c, what, cli_next(c), a->r.dst.family, &a->via);
+			a->has_via = true;
+		} else if (strcmp(w, "dev") == 0 || strcmp(w, "oif") == 0) {
+			rc = cli_parse_port(c, cli_next(c), &a->dev);
+			a->has_dev = true;
+		} else if (strcmp(w, "nhid") == 0) {
+			rc = cli_parse_u32(c, "nhid", cli_next(c), UINT32_MAX, &a->nhid);
+			a->has_nhid = true;
+		} else if (strcmp(w, "metric") == 0 || strcmp(w, "priority") == 0 ||
+			   strcmp(w, "preference") == 0) {
+			rc = cli_parse_u32(c, "metric", cli_next(c), UINT32_MAX, &a->r.metric);
+			a->has_metric = true;
+		} else if (strcmp(w, "table") == 0) {
+			rc = cli_parse_table(c, cli_next(c), &a->r.table);
+		} else if (strcmp(w, "onlink") == 0) {
+			a->onlink = true;
+		} else {
+			return cli_fail(c, EINVAL, "%s: unknown argument '%s'", what, w);
+		}
+		if (rc < 0)
+			return rc;
+	}
+	if (!a->has_metric && a->r.dst.family == FIB_AF_INET6)
+		a->r.metric = 1024; /* Linux's default for IPv6 routes */
+	return 0;
+}
+
+/* Is addr inside one of our prefixes on port? */
+static bool
+on_link(const struct router *r, uint16_t port, const struct fib_prefix *addr)
+{
+	for (unsigned int i = 0; i < r->nb_addrs; i++) {
+		const struct rt_addr *a = &r->addr[i];
+		if (a->port != port || a->p.family != addr->family)
+			continue;
+		unsigned int len = a->p.len;
+		if (addr->family == FIB_AF_INET) {
+			uint32_t m = len ? 0xffffffffu << (32 - len) : 0;
+			if ((a->p.addr.v4 & m) == (addr->addr.v4 & m))
+				return true;
+			continue;
+		}
+		unsigned int full = len / 8;
+		if (memcmp(a->p.addr.v6, addr->addr.v6, full) != 0)
+			continue;
+		if (len % 8 &&
+		    ((a->p.addr.v6[full] ^ addr->addr.v6[full]) & (uint8_t)(0xff << (8 - len % 8))))
+			continue;
+		return true;
+	}
+	return false;
+}
+
+/* The nexthop a unicast route gets, with a reference taken. */
+static int
+route_nexthop(struct cli *c, const char *what, struct route_args *a)
+{
+	struct router *r = c->r;
+	if (a->has_nhid) {
+		if (a->has_via || a->has_dev)
+			return cli_fail(c, EINVAL, "%s: nhid excludes via and dev", what);
+		if (nh_lookup_id(r->nh, a->nhid, &a->r.nh) != 0)
+			return cli_fail(c, ENOENT, "%s: no nexthop with id %u", what, a->nhid);
+		nh_ref(r->nh, a->r.nh);
+		return 0;
+	}
+	if (!a->has_via && !a->has_dev)
+		return cli_fail(c, EINVAL, "%s: 'via ADDR', 'dev PORT' or 'nhid ID' expected", what);
+	struct nh_spec s = {.type = NH_T_CONNECTED, .family = a->r.dst.family};
+	if (a->has_via) {
+		uint8_t gw[16] = {0};
+		if (a->via.family == FIB_AF_INET) {
+			uint32_t be = rte_cpu_to_be_32(a->via.addr.v4);
+			memcpy(gw, &be, 4);
+		} else {
+			memcpy(gw, a->via.addr.v6, 16);
+		}
+		if (rt_addr_is_local(r, a->via.family, gw))
+			return cli_fail(c, EINVAL, "%s: gateway is a local address", what);
+		if (!a->has_dev) {
+			for (uint16_t p = 0; p < r->nb_ports && !a->has_dev; p++)
+				if (on_link(r, p, &a->via)) {
+					a->dev = p;
+					a->has_dev = true;
+				}
+			if (!a->has_dev)
+				return cli_fail(c, ENETUNREACH, "%s: gateway not on a connected network",
+						what);
+		} else if (!a->onlink && !on_link(r, a->dev, &a->via)) {
+			return cli_fail(c, ENETUNREACH,
+					"%s: gateway not on a connected network of %s (use onlink)",
+					what, r->port[a->dev].name);
+		}
+		s.type = NH_T_GATEWAY;
+		memcpy(s.gw, gw, 16);
+	}
+	s.port = a->dev;
+	int rc = nh_add(r->nh, &s, &a->r.nh);
+	if (rc < 0)
+		return cli_fail(c, -rc, "%s: nexthop: %s", what, strerror(-rc));
+	return 0;
+}
+
+static int
+fib_error(struct cli *c, const char *what, const struct fib_prefix *p, int rc)
+{
+	char s[64];
+	cli_fmt_prefix(p, s, sizeof(s));
+	switch (rc) {
+	case -EEXIST:
+		return cli_fail(c, EEXIST, "%s: route %s exists (File exists)", what, s);
+	case -ENOENT:
+		return cli_fail(c, ESRCH, "%s: no such route %s (No such process)", what, s);
+	case -EINVAL:
+		return cli_fail(c, EINVAL, "%s: invalid prefix for its length '%s'", what, s);
+	case -ENOSPC:
+		return cli_fail(c, ENOSPC,
+				"%s: %s: lookup table full (second-level groups), nothing changed",
+				what, s);
+	default:
+		return cli_fail(c, -rc, "%s: %s: %s", what, s, strerror(-rc));
+	}
+}
+
+static int
+route_change(struct cli *c, bool replace)
+{
+	const char *what = replace ? "route replace" : "route add";
+	struct route_args a;
+	int rc = parse_route(c, what, &a, true);
+	if (rc < 0)
+		return rc;
+	struct router *r = c->r;
+	bool holds = a.r.type == FIB_RT_UNICAST;
+	if (holds && (rc = route_nexthop(c, what, &a)) < 0)
+		return rc;
+	struct fib_route old;
+	bool had = replace && fib_route_get(r->fib, &a.r, false, &old) == 0;
+	rc = replace ? fib_route_replace(r->fib, &a.r) : fib_route_add(r->fib, &a.r);
+	if (rc < 0) {
+		if (holds)
+			nh_unref(r->nh, a.r.nh);
+		return fib_error(c, what, &a.r.dst, rc);
+	}
+	if (had && old.type == FIB_RT_UNICAST)
+		nh_unref(r->nh, old.nh);
+	return 0;
+}
+
+static int
+route_del(struct cli *c)
+{
+	struct route_args a;
+	int rc = parse_route(c, "route del", &a, true);
+	if (rc < 0)
+		return rc;
+	struct fib_route old;
+	rc = fib_route_get(c->r->fib, &a.r, !a.has_metric, &old);
+	if (rc == 0)
+		rc = fib_route_del(c->r->fib, &old, false);
+	if (rc < 0)
+		return fib_error(c, "route del", &a.r.dst, rc);
+	if (old.type == FIB_RT_UNICAST)
+		nh_unref(c->r->nh, old.nh);
+	return 0;
+}
+
+struct show_ctx {
+	struct cli *c;
+	bool first;
+	bool locals; /* show local routes (table local / all) */
+	const struct fib_prefix *only;
+};
+
+static const char *
+origin_name(uint8_t o, char *buf, size_t len)
+{
+	switch (o) {
+	case ORIGIN_KERNEL:
+		return "kernel";
+	case ORIGIN_BOOT:
+		return "boot";
+	case ORIGIN_NEIGH:
+		return "neigh";
+	default:
+		snprintf(buf, len, "%u", o);
+		return buf;
+	}
+}
+
+static int
+show_route(const struct fib_route *rt, void *arg)
+{
+	struct show_ctx *s = arg;
+	struct cli *c = s->c;
+	struct router *r = c->r;
+	if (rt->origin == ORIGIN_NEIGH)
+		return 0; /* the router's own host routes for neighbours */
+	if ((rt->type == FIB_RT_LOCAL) != s->locals)
+		return 0;
+	if (s->only != NULL && (s->only->len != rt->dst.len ||
+				memcmp(&s->only->addr, &rt->dst.addr, sizeof(rt->dst.addr)) != 0))
+		return 0;
+	char dst[64], gw[64] = "", tb[16], ob[8];
+	struct fib_prefix d = rt->dst;
+	if (d.len == 0)
+		snprintf(dst, sizeof(dst), "default");
+	else
+		cli_fmt_prefix(&d, dst, sizeof(dst));
+	struct nh_info nh = {0};
+	bool has_nh = rt->type == FIB_RT_UNICAST && nh_get(r->nh, rt->nh, &nh) == 0;
+	const char *dev = NULL;
+	if (has_nh && nh.spec.type != NH_T_GROUP) {
+		dev = r->port[nh.spec.port].name;
+		if (nh.spec.type == NH_T_GATEWAY)
+			cli_fmt_addr(nh.spec.family, nh.spec.gw, gw, sizeof(gw));
+	}
+	const char *proto = origin_name(rt->origin, ob, sizeof(ob));
+	cli_fmt_table(rt->table, tb, sizeof(tb));
+	if (c->json) {
+		rt_buf_printf(c->out, "%s{\"type\":\"%s\",\"dst\":\"%s\"", s->first ? "" : ",",
+			      type_names[rt->type], dst);
+		if (gw[0])
+			rt_buf_printf(c->out, ",\"gateway\":\"%s\"", gw);
+		if (dev)
+			rt_buf_printf(c->out, ",\"dev\":\"%s\"", dev);
+		if (has_nh && nh.spec.id)
+			rt_buf_printf(c->out, ",\"nhid\":%u", nh.spec.id);
+		rt_buf_printf(c->out, ",\"protocol\":\"%s\",\"metric\":%u,\"table\":\"%s\"}", proto,
+			      rt->metric, tb);
+	} else {
+		if (rt->type != FIB_RT_UNICAST)
+			rt_buf_printf(c->out, "%s ", type_names[rt->type]);
+		rt_buf_printf(c->out, "%s", dst);
+		if (has_nh && nh.spec.id)
+			rt_buf_printf(c->out, " nhid %u", nh.spec.id);
+		if (gw[0])
+			rt_buf_printf(c->out, " via %s", gw);
+		if (dev)
+			rt_buf_printf(c->out, " dev %s", dev);
+		if (rt->origin != ORIGIN_BOOT)
+			rt_buf_printf(c->out, " proto %s", proto);
+		if (rt->type == FIB_RT_LOCAL)
+			rt_buf_printf(c->out, " scope host");
+		else if (has_nh && nh.spec.type == NH_T_CONNECTED)
+			rt_buf_printf(c->out, " scope link");
+		if (rt->metric)
+			rt_buf_printf(c->out, " metric %u", rt->metric);
+		if (rt->table != FIB_TABLE_MAIN)
+			rt_buf_printf(c->out, " table %s", tb);
+		rt_buf_printf(c->out, "\n");
+	}
+	s->first = false;
+	return 0;
+}
+
+static int
+route_show(struct cli *c)
+{
+	uint32_t table = FIB_TABLE_MAIN;
+	bool locals = false;
+	struct fib_prefix only;
+	bool has_only = false;
+	const char *w;
+	while ((w = cli_next(c)) != NULL) {
+		int rc;
+		if (strcmp(w, "table") == 0) {
+			const char *t = cli_next(c);
+			locals = t != NULL && strcmp(t, "local") == 0;
+			rc = cli_parse_table(c, t, &table);
+		} else {
+			rc = cli_parse_prefix(c, "route show", w, c->family, &only);
+			has_only = true;
+		}
+		if (rc < 0)
+			return rc;
+	}
+	struct show_ctx s = {.c = c, .first = true, .locals = locals,
+			     .only = has_only ? &only : NULL};
+	if (c->json)
+		rt_buf_printf(c->out, "[");
+	for (int f = 0; f < 2; f++) {
+		uint8_t af = f ? FIB_AF_INET6 : FIB_AF_INET;
+		if ((c->family && c->family != af) || (has_only && only.family != af))
+			continue;
+		fib_route_walk(c->r->fib, table, af, show_route, &s);
+	}
+	if (c->json)
+		rt_buf_printf(c->out, "]\n");
+	return 0;
+}
+
+/* route get ADDR [from ADDR] [iif PORT]: what the datapath would do. */
+static int
+route_get(struct cli *c)
+{
+	struct router *r = c->r;
+	struct fib_prefix dst, src = {0};
+	uint16_t iif = FIB_IIF_ANY;
+	int rc = cli_parse_addr(c, "route get", cli_next(c), c->family, &dst);
+	const char *w;
+	while (rc == 0 && (w = cli_next(c)) != NULL) {
+		if (strcmp(w, "from") == 0)
+			rc = cli_parse_addr(c, "route get", cli_next(c), dst.family, &src);
+		else if (strcmp(w, "iif") == 0)
+			rc = cli_parse_port(c, cli_next(c), &iif);
+		else
+			rc = cli_fail(c, EINVAL, "route get: unknown argument '%s'", w);
+	}
+	if (rc < 0)
+		return rc;
+	uint32_t nh;
+	if (dst.family == FIB_AF_INET) {
+		nh = fib_lookup4(r->main, dst.addr.v4);
+		if (fib_rules_active(r->fib, FIB_AF_INET))
+			nh = fib_rule_route4(r->fib, src.addr.v4, dst.addr.v4, iif, 0, nh);
+	} else {
+		nh = fib_lookup6(r->main, dst.addr.v6);
+		if (fib_rules_active(r->fib, FIB_AF_INET6))
+			nh = fib_rule_route6(r->fib, src.addr.v6, dst.addr.v6, iif, 0, nh);
+	}
+	char d[64], gw[64] = "";
+	cli_fmt_prefix(&dst, d, sizeof(d));
+	if (nh == FIB_NH_NONE)
+		return cli_fail(c, ENETUNREACH, "route get: %s: Network is unreachable", d);
+	const char *type = "unicast";
+	if (nh == r->nh_local)
+		type = "local";
+	else if (nh == r->nh_blackhole)
+		type = "blackhole";
+	else if (nh == r->nh_unreachable || nh == r->nh_rule_unreachable)
+		type = "unreachable";
+	else if (nh == r->nh_prohibit)
+		type = "prohibit";
+	struct nh_info info;
+	const char *dev = NULL;
+	if (strcmp(type, "unicast") == 0 && nh_get(r->nh, nh, &info) == 0 &&
+	    info.spec.type != NH_T_GROUP) {
+		dev = r->port[info.spec.port].name;
+		if (info.spec.type == NH_T_GATEWAY)
+			cli_fmt_addr(info.spec.family, info.spec.gw, gw, sizeof(gw));
+	}
+	/* The matching route of main, for the prefix shown. */
+	struct fib_route rt;
+	char p[64] = "";
+	if (fib_route_match(r->fib, FIB_TABLE_MAIN, &dst, &rt) == 0)
+		cli_fmt_prefix(&rt.dst, p, sizeof(p));
+	if (c->json) {
+		rt_buf_printf(c->out, "[{\"type\":\"%s\",\"dst\":\"%s\"", type, d);
+		if (gw[0])
+			rt_buf_printf(c->out, ",\"gateway\":\"%s\"", gw);
+		if (dev)
+			rt_buf_printf(c->out, ",\"dev\":\"%s\"", dev);
+		rt_buf_printf(c->out, ",\"nexthop_index\":%u}]\n", nh);
+		return 0;
+	}
+	rt_buf_printf(c->out, "%s%s%s", strcmp(type, "unicast") ? type : "",
+		      strcmp(type, "unicast") ? " " : "", d);
+	if (gw[0])
+		rt_buf_printf(c->out, " via %s", gw);
+	if (dev)
+		rt_buf_printf(c->out, " dev %s", dev);
+	rt_buf_printf(c->out, "\n");
+	return 0;
+}
+
+int
+cli_route(struct cli *c)
+{
+	const char *cmd = cli_next(c);
+	if (cmd == NULL || cli_matches(cmd, "show") || cli_matches(cmd, "list"))
+		return route_show(c);
+	if (cli_matches(cmd, "add"))
+		return route_change(c, false);
+	if (cli_matches(cmd, "replace"))
+		return route_change(c, true);
+	if (cli_matches(cmd, "delete"))
+		return route_del(c);
+	if (cli_matches(cmd, "get"))
+		return route_get(c);
+	return cli_fail(c, EINVAL, "route: unknown command '%s'", cmd);
+}
+
+/* Rules. */
+
+static int
+parse_rule(struct cli *c, const char *what, struct fib_rule *ru, bool *has_prio)
+{
+	memset(ru, 0, sizeof(*ru));
+	ru->family = c->family ? c->family : FIB_AF_INET;
+	ru->dscp = FIB_DSCP_ANY;
+	ru->iif = FIB_IIF_ANY;
+	ru->action = FIB_RULE_TABLE;
+	ru->table = FIB_TABLE_MAIN;
+	*has_prio = false;
+	bool has_action = false;
+	const char *w;
+	int rc = 0;
+	while (rc == 0 && (w = cli_next(c)) != NULL) {
+		uint32_t v;
+		if (strcmp(w, "priority") == 0 || strcmp(w, "pref") == 0 ||
+		    strcmp(w, "preference") == 0) {
+			rc = cli_parse_u32(c, "priority", cli_next(c), UINT32_MAX, &ru->priority);
+			*has_prio = true;
+		} else if (strcmp(w, "from") == 0 || strcmp(w, "to") == 0) {
+			struct fib_prefix *p = w[0] == 'f' ? &ru->src : &ru->dst;
+			rc = cli_parse_prefix(c, what, cli_next(c), c->family, p);
+			if (rc == 0 && p->len > 0)
+				ru->family = p->family;
+		} else if (strcmp(w, "iif") == 0) {
+			rc = cli_parse_port(c, cli_next(c), &ru->iif);
+		} else if (strcmp(w, "dscp") == 0) {
+			rc = cli_parse_u32(c, "dscp", cli_next(c), 63, &v);
+			ru->dscp = (uint8_t)v;
+		} else if (strcmp(w, "table") == 0 || strcmp(w, "lookup") == 0) {
+			rc = cli_parse_table(c, cli_next(c), &ru->table);
+			has_action = true;
+		} else if (strcmp(w, "blackhole") == 0) {
+			ru->action = FIB_RULE_BLACKHOLE;
+			has_action = true;
+		} else if (strcmp(w, "unreachable") == 0) {
+			ru->action = FIB_RULE_UNREACHABLE;
+			has_action = true;
+		} else if (strcmp(w, "prohibit") == 0) {
+			ru->action = FIB_RULE_PROHIBIT;
+			has_action = true;
+		} else {
+			rc = cli_fail(c, EINVAL, "%s: unknown argument '%s'", what, w);
+		}
+	}
+	if (rc == 0 && !has_action)
+		rc = cli_fail(c, EINVAL, "%s: an action is needed (table ID, blackhole, "
+					 "unreachable, prohibit)",
+			      what);
+	if (rc == 0 && ((ru->src.len && ru->src.family != ru->family) ||
+			(ru->dst.len && ru->dst.family != ru->family)))
+		rc = cli_fail(c, EINVAL, "%s: from and to must be of one family", what);
+	ru->src.family = ru->dst.family = ru->family;
+	return rc;
+}
+
+struct prio_scan {
+	uint32_t lowest;
+	bool any;
+};
+
+static int
+lowest_prio(const struct fib_rule *ru, void *arg)
+{
+	struct prio_scan *s = arg;
+	if (ru->priority != FIB_RULE_PRIO_MAIN && (!s->any || ru->priority < s->lowest)) {
+		s->lowest = ru->priority;
+		s->any = true;
+	}
+	return 0;
+}
+
+struct rule_find {
+	const struct fib_rule *want;
+	uint32_t priority;
+	bool found;
+};
+
+static bool
+same_prefix(const struct fib_prefix *a, const struct fib_prefix *b)
+{
+	return a->len == b->len && (a->len == 0 || memcmp(&a->addr, &b->addr, sizeof(a->addr)) == 0);
+}
+
+static int
+find_rule(const struct fib_rule *ru, void *arg)
+{
+	struct rule_find *f = arg;
+	const struct fib_rule *w = f->want;
+	if (f->found || ru->priority == FIB_RULE_PRIO_MAIN || ru->action != w->action ||
+	    ru->iif != w->iif || ru->dscp != w->dscp || !same_prefix(&ru->src, &w->src) ||
+	    !same_prefix(&ru->dst, &w->dst) ||
+	    (ru->action == FIB_RULE_TABLE && ru->table != w->table))
+		return 0;
+	f->priority = ru->priority;
+	f->found = true;
+	return 1;
+}
+
+static int
+show_rule(const struct fib_rule *ru, void *arg)
+{
+	struct show_ctx *s = arg;
+	struct cli *c = s->c;
+	char src[64] = "all", dst[64] = "", tb[16];
+	if (ru->src.len)
+		cli_fmt_prefix(&ru->src, src, sizeof(src));
+	if (ru->dst.len)
+		cli_fmt_prefix(&ru->dst, dst, sizeof(dst));
+	static const char *const acts[] = {"lookup", "blackhole", "unreachable", "prohibit"};
+	cli_fmt_table(ru->table, tb, sizeof(tb));
+	if (c->json) {
+		rt_buf_printf(c->out, "%s{\"priority\":%u,\"src\":\"%s\"", s->first ? "" : ",",
+			      ru->priority, src);
+		if (dst[0])
+			rt_buf_printf(c->out, ",\"dst\":\"%s\"", dst);
+		if (ru->iif != FIB_IIF_ANY)
+			rt_buf_printf(c->out, ",\"iif\":\"%s\"", c->r->port[ru->iif].name);
+		if (ru->dscp != FIB_DSCP_ANY)
+			rt_buf_printf(c->out, ",\"dscp\":%u", ru->dscp);
+		if (ru->action == FIB_RULE_TABLE)
+			rt_buf_printf(c->out, ",\"table\":\"%s\"}", tb);
+		else
+			rt_buf_printf(c->out, ",\"action\":\"%s\"}", acts[ru->action]);
+	} else {
+		rt_buf_printf(c->out, "%u:\tfrom %s", ru->priority, src);
+		if (dst[0])
+			rt_buf_printf(c->out, " to %s", dst);
+		if (ru->iif != FIB_IIF_ANY)
+			rt_buf_printf(c->out, " iif %s", c->r->port[ru->iif].name);
+		if (ru->dscp != FIB_DSCP_ANY)
+			rt_buf_printf(c->out, " dscp %u", ru->dscp);
+		if (ru->action == FIB_RULE_TABLE)
+			rt_buf_printf(c->out, " lookup %s\n", tb);
+		else
+			rt_buf_printf(c->out, " %s\n", acts[ru->action]);
+	}
+	s->first = false;
+	return 0;
+}
+
+int
+cli_rule(struct cli *c)
+{
+	const char *cmd = cli_next(c);
+	struct fib *fib = c->r->fib;
+	if (cmd == NULL || cli_matches(cmd, "show") || cli_matches(cmd, "list")) {
+		struct show_ctx s = {.c = c, .first = true};
+		if (c->json)
+			rt_buf_printf(c->out, "[");
+		for (int f = 0; f < 2; f++) {
+			uint8_t af = f ? FIB_AF_INET6 : FIB_AF_INET;
+			if (!c->family || c->family == af)
+				fib_rule_walk(fib, af, show_rule, &s);
+		}
+		if (c->json)
+			rt_buf_printf(c->out, "]\n");
+		return 0;
+	}
+	bool add = cli_matches(cmd, "add");
+	if (!add && !cli_matches(cmd, "delete"))
+		return cli_fail(c, EINVAL, "rule: unknown command '%s'", cmd);
+	const char *what = add ? "rule add" : "rule del";
+	struct fib_rule ru;
+	bool has_prio;
+	int rc = parse_rule(c, what, &ru, &has_prio);
+	if (rc < 0)
+		return rc;
+	if (!has_prio && add) {
+		/* As Linux: just before the highest-priority custom rule. */
+		struct prio_scan s = {0};
+		fib_rule_walk(fib, ru.family, lowest_prio, &s);
+		ru.priority = s.any && s.lowest > 0 ? s.lowest - 1 : 32765;
+	} else if (!has_prio) {
+		/* del without a priority: the first rule matching the rest. */
+		struct rule_find f = {.want = &ru};
+		fib_rule_walk(fib, ru.family, find_rule, &f);
+		if (!f.found)
+			return cli_fail(c, ENOENT, "%s: no such rule", what);
+		ru.priority = f.priority;
+	}
+	rc = add ? fib_rule_add(fib, &ru) : fib_rule_del(fib, &ru);
+	if (rc == -EEXIST)
+		return cli_fail(c, EEXIST, "%s: rule exists (File exists)", what);
+	if (rc == -ENOENT)
+		return cli_fail(c, ENOENT, "%s: no such rule", what);
+	if (rc < 0)
+		return cli_fail(c, -rc, "%s: %s", what, strerror(-rc));
+	return 0;
+}

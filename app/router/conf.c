@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * routerd's own settings: defaults, then the config file, then options
+ * (options win). The config file is `key value` lines; `#` starts a
+ * comment. An error names the file, the line and the problem, and the
+ * daemon does not start. Format: docs/operations.md.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conf.h"
+
+void
+conf_defaults(struct rt_settings *s)
+{
+	memset(s, 0, sizeof(*s));
+	snprintf(s->socket_path, sizeof(s->socket_path), "/run/router/router.sock");
+	s->idle_backoff = true;
+	s->idle_sleep_us = 100;
+	s->icmp_rate = 1000;
+	s->icmp_burst = 50;
+	s->nb_mbufs = 8191;
+	s->rx_desc = 1024;
+	s->tx_desc = 1024;
+	s->neigh_max = 1024;
+	s->hash_policy = NH_HASH_L4;
+}
+
+static int
+set_u32(const char *v, uint32_t min, uint32_t max, uint32_t *out)
+{
+	char *end;
+	unsigned long long x = strtoull(v, &end, 0);
+	if (*v == 0 || *v == '-' || *end != 0 || x < min || x > max)
+		return -1;
+	*out = (uint32_t)x;
+	return 0;
+}
+
+/* Apply one setting; @return NULL or what is wrong. */
+static const char *
+apply(struct rt_settings *s, const char *key, const char *val)
+{
+	uint32_t v;
+	if (strcmp(key, "socket") == 0) {
+		if (strlen(val) >= sizeof(s->socket_path))
+			return "path too long";
+		strcpy(s->socket_path, val);
+	} else if (strcmp(key, "startup") == 0) {
+		if (strlen(val) >= sizeof(s->startup))
+			return "path too long";
+		strcpy(s->startup, val);
+	} else if (strcmp(key, "idle-backoff") == 0) {
+		if (strcmp(val, "on") == 0)
+			s->idle_backoff = true;
+		else if (strcmp(val, "off") == 0)
+			s->idle_backoff = false;
+		else
+			return "expected on or off";
+	} else if (strcmp(key, "idle-sleep-us") == 0) {
+		if (set_u32(val, 1, 1000000, &s->idle_sleep_us) < 0)
+			return "expected 1..1000000";
+	} else if (strcmp(key, "icmp-rate") == 0) {
+		if (set_u32(val, 1, 1000000, &s->icmp_rate) < 0)
+			return "expected 1..1000000";
+	} else if (strcmp(key, "icmp-burst") == 0) {
+		if (set_u32(val, 1, 100000, &s->icmp_burst) < 0)
+			return "expected 1..100000";
+	} else if (strcmp(key, "mbufs") == 0) {
+		if (set_u32(val, 1023, 1u << 24, &s->nb_mbufs) < 0)
+			return "expected 1023..16777216";
+	} else if (strcmp(key, "rx-desc") == 0 || strcmp(key, "tx-desc") == 0) {
+		if (set_u32(val, 64, 4096, &v) < 0)
+			return "expected 64..4096";
+		if (key[0] == 'r')
+			s->rx_desc = (uint16_t)v;
+		else
+			s->tx_desc = (uint16_t)v;
+	} else if (strcmp(key, "neigh-max") == 0) {
+		if (set_u32(val, 16, 1u << 20, &s->neigh_max) < 0)
+			return "expected 16..1048576";
+	} else if (strcmp(key, "hash-policy") == 0) {
+		if (strcmp(val, "l3") == 0)
+			s->hash_policy = NH_HASH_L3;
+		else if (strcmp(val, "l4") == 0)
+			s->hash_policy = NH_HASH_L4;
+		else
+			return "expected l3 or l4";
+	} else {
+		return "unknown setting";
+	}
+	return NULL;
+}
+
+int
+conf_file(struct rt_settings *s, const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (f == NULL) {
+		fprintf(stderr, "%s: %s\n", path, strerror(errno));
+		return -errno;
+	}
+	char line[4352];
+	unsigned int n = 0;
+	int rc = 0;
+	while (rc == 0 && fgets(line, sizeof(line), f) != NULL) {
+		n++;
+		char *hash = strchr(line, '#');
+		if (hash != NULL)
+			*hash = 0;
+		char key[64], val[4224], extra[2];
+		int k = sscanf(line, " %63s %4223s %1s", key, val, extra);
+		if (k <= 0)
+			continue; /* blank */
+		const char *why = k == 1 ? "value missing" : k == 3 ? "one value expected"
+								 : apply(s, key, val);
+		if (why != NULL) {
+			fprintf(stderr, "%s:%u: %s: %s\n", path, n, k >= 1 ? key : "", why);
+			rc = -EINVAL;
+		}
+	}
+	fclose(f);
+	return rc;
+}
+
+static void
+usage(const char *prog)
+{
+	fprintf(stderr,
+		"usage: %s [EAL options] -- [--socket PATH] [--config FILE] [--startup FILE]\n"
+		"          [--no-idle-backoff] [--hash-policy l3|l4]\n"
+		"Every probed ethdev becomes port<N>. The EAL main lcore is the control core;\n"
+		"every other lcore is a worker (at least one). See docs/operations.md.\n",
+		prog);
+}
+
+int
+conf_options(struct rt_settings *s, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"socket", required_argument, NULL, 's'},
+		{"config", required_argument, NULL, 'c'},
+		{"startup", required_argument, NULL, 'S'},
+		{"no-idle-backoff", no_argument, NULL, 'n'},
+		{"hash-policy", required_argument, NULL, 'h'},
+		{"help", no_argument, NULL, 'H'},
+		{NULL, 0, NULL, 0},
+	};
+	/* The config file first, so that options override it. */
+	for (int i = 1; i + 1 < argc; i++)
+		if (strcmp(argv[i], "--config") == 0 && conf_file(s, argv[i + 1]) < 0)
+			return -EINVAL;
+	int c, idx = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", opts, &idx)) != -1) {
+		const char *why = NULL;
+		switch (c) {
+		case 's':
+			why = apply(s, "socket", optarg);
+			break;
+		case 'c':
+			break; /* read above */
+		case 'S':
+			why = apply(s, "startup", optarg);
+			break;
+		case 'n':
+			s->idle_backoff = false;
+			break;
+		case 'h':
+			why = apply(s, "hash-policy", optarg);
+			break;
+		default:
+			usage(argv[0]);
+			return -EINVAL;
+		}
+		if (why != NULL) {
+			fprintf(stderr, "%s: --%s: %s\n", argv[0], opts[idx].name, why);
+			return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "%s: unexpected argument '%s'\n", argv[0], argv[optind]);
+		usage(argv[0]);
+		return -EINVAL;
+	}
+	return 0;
+}

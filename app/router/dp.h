@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Helpers shared by the per-family datapath stages (dp4.c, dp6.c). All
+ * run on a worker: no lock, no atomic read-modify-write, no allocation,
+ * no system call, no log.
+ */
+#ifndef ROUTER_DP_H
+#define ROUTER_DP_H
+
+#include <rte_ethdev.h>
+#include <rte_ring.h>
+
+#include "router.h"
+
+static inline void
+dp_drop(struct rt_worker *w, struct rte_mbuf *m, enum rt_drop why)
+{
+	w->st.drop[why]++;
+	w->st.drop_total++;
+	rte_pktmbuf_free(m);
+}
+
+/* Hand a packet to the control core; it never waits: a full ring drops. */
+static inline void
+dp_punt(struct rt_worker *w, struct rte_mbuf *m, enum rt_punt why, uint32_t nh)
+{
+	struct rt_meta *meta = rt_meta(m);
+	meta->nh = nh;
+	meta->reason = (uint8_t)why;
+	if (unlikely(rte_ring_sp_enqueue(w->exc, m) != 0)) {
+		dp_drop(w, m, RT_DROP_EXC_FULL);
+		return;
+	}
+	w->st.punt[why]++;
+	w->st.punt_total++;
+}
+
+/* Write this core's prebuilt Ethernet header (14 of its 16 bytes) and
+ * queue the packet on the egress port's TX buffer. */
+static inline void
+dp_send(struct rt_worker *w, struct rte_mbuf *m, __m128i hdr, uint16_t port)
+{
+	uint8_t h[16];
+	_mm_storeu_si128((__m128i *)h, hdr);
+	memcpy(rte_pktmbuf_mtod(m, uint8_t *), h, RTE_ETHER_HDR_LEN);
+	w->st.fwd++;
+	w->st.port_tx[port]++;
+	rte_eth_tx_buffer(port, (uint16_t)w->id, w->txb[port], m);
+}
+
+/* RFC 1624 eqn. 3: HC' = ~(~HC + ~m + m'), for one 16-bit word changing
+ * from m to m' (host order values, checksum in network order). */
+static inline uint16_t
+dp_csum_update(uint16_t csum_be, uint16_t old, uint16_t new)
+{
+	uint32_t s = (uint16_t)~rte_be_to_cpu_16(csum_be) + (uint32_t)(uint16_t)~old + new;
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	return rte_cpu_to_be_16((uint16_t)~s);
+}
+
+#endif

@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * ICMP and ICMPv6 messages the router originates: errors about packets it
+ * could not forward (RFC 1812 4.3, RFC 4443) and echo replies. Control
+ * core only.
+ *
+ * Errors are rate-limited by a token bucket (settings icmp_rate per second,
+ * icmp_burst), as Linux's global limit; the per-destination limit is not
+ * kept. Never sent about an ICMP error, a packet to a multicast or
+ * broadcast address, a non-first fragment, or from an invalid source.
+ *
+ * Replies and errors go back to the link-layer address the packet came
+ * from, on the port it came in: the previous hop, which is on the way
+ * back in all but asymmetric set-ups (docs/operations.md).
+ */
+#include <string.h>
+
+#include <rte_cycles.h>
+#include <rte_ip.h>
+#include <rte_icmp.h>
+
+#include "router.h"
+
+#define ICMP4_MAX 576  /* RFC 1812 4.3.2.3: the error, at most 576 bytes */
+#define ICMP6_MAX 1280 /* RFC 4443 2.4(c): the IPv6 minimum MTU */
+
+static struct {
+	double tokens;
+	uint64_t last;
+} bucket;
+
+void
+rt_icmp_init(struct router *r)
+{
+	bucket.tokens = r->conf.icmp_burst;
+	bucket.last = rte_get_tsc_cycles();
+}
+
+static bool
+take_token(struct router *r)
+{
+	uint64_t now = rte_get_tsc_cycles();
+	bucket.tokens += (double)(now - bucket.last) / rte_get_tsc_hz() * r->conf.icmp_rate;
+	bucket.last = now;
+	if (bucket.tokens > r->conf.icmp_burst)
+		bucket.tokens = r->conf.icmp_burst;
+	if (bucket.tokens < 1) {
+		r->icmp_ratelimited++;
+		return false;
+	}
+	bucket.tokens -= 1;
+	return true;
+}
+
+static bool
+is_icmp4_error(const struct rte_ipv4_hdr *ip, uint32_t len)
+{
+	if (ip->next_proto_id != IPPROTO_ICMP)
+		return false;
+	unsigned int ihl = (ip->version_ihl & 0xf) * 4u;
+	if (len < ihl + 1)
+		return true; /* cannot tell: treat as an error, send nothing */
+	uint8_t type = ((const uint8_t *)ip)[ihl];
+	return type == 3 || type == 4 || type == 5 || type == 11 || type == 12;
+}
+
+static void
+error4(struct router *r, struct rte_mbuf *m, uint16_t in, uint8_t type, uint8_t code,
+       uint32_t info)
+{
+	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	const struct rte_ipv4_hdr *oip = (const struct rte_ipv4_hdr *)(eth + 1);
+	uint32_t olen = rte_pktmbuf_data_len(m) - RTE_ETHER_HDR_LEN;
+	uint32_t odst = rte_be_to_cpu_32(oip->dst_addr);
+	if (is_icmp4_error(oip, olen) || (odst >> 28) == 0xe || odst == 0xffffffffu ||
+	    (rte_be_to_cpu_16(oip->fragment_offset) & RTE_IPV4_HDR_OFFSET_MASK))
+		return;
+	const struct rt_addr *a = rt_addr_pick(r, in, FIB_AF_INET, &oip->src_addr);
+	if (a == NULL || !take_token(r))
+		return;
+	uint32_t quote = olen;
+	if (quote > ICMP4_MAX - sizeof(struct rte_ipv4_hdr) - 8)
+		quote = ICMP4_MAX - sizeof(struct rte_ipv4_hdr) - 8;
+	struct rte_mbuf *e = rte_pktmbuf_alloc(r->pool);
+	if (e == NULL)
+		return;
+	uint16_t len = (uint16_t)(RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv4_hdr) + 8 + quote);
+	uint8_t *p = (uint8_t *)rte_pktmbuf_append(e, len);
+	struct rte_ether_hdr *neth = (struct rte_ether_hdr *)p;
+	neth->dst_addr = eth->src_addr;
+	neth->src_addr = r->port[in].mac;
+	neth->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV4);
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(neth + 1);
+	memset(ip, 0, sizeof(*ip));
+	ip->version_ihl = 0x45;
+	ip->type_of_service = 0xc0; /* internetwork control */
+	ip->total_length = rte_cpu_to_be_16((uint16_t)(len - RTE_ETHER_HDR_LEN));
+	ip->time_to_live = 64;
+	ip->next_proto_id = IPPROTO_ICMP;
+	ip->src_addr = rte_cpu_to_be_32(a->p.addr.v4);
+	ip->dst_addr = oip->src_addr;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	uint8_t *icmp = (uint8_t *)(ip + 1);
+	memset(icmp, 0, 8);
+	icmp[0] = type;
+	icmp[1] = code;
+	if (type == 3 && code == 4) { /* fragmentation needed: next-hop MTU */
+		icmp[6] = (uint8_t)(info >> 8);
+		icmp[7] = (uint8_t)info;
+	}
+	memcpy(icmp + 8, oip, quote);
+	uint16_t ck = (uint16_t)~rte_raw_cksum(icmp, 8 + quote);
+	memcpy(icmp + 2, &ck, 2);
+	r->icmp_sent++;
+	rt_ctl_tx(r, in, e);
+}
+
+static uint16_t
+icmp6_cksum(const struct rte_ipv6_hdr *ip, const uint8_t *icmp)
+{
+	return rte_ipv6_udptcp_cksum(ip, icmp);
+}
+
+static void
+error6(struct router *r, struct rte_mbuf *m, uint16_t in, uint8_t type, uint8_t code,
+       uint32_t info)
+{
+	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	const struct rte_ipv6_hdr *oip = (const struct rte_ipv6_hdr *)(eth + 1);
+	uint32_t olen = rte_pktmbuf_data_len(m) - RTE_ETHER_HDR_LEN;
+	/* RFC 4443 2.4(e): not about ICMPv6 errors (types below 128), not
+	 * to multicast destinations (packet too big excepted), not from the
+	 * unspecified or a multicast source. */
+	const uint8_t *l4 = (const uint8_t *)(oip + 1);
+	if (oip->proto == IPPROTO_ICMPV6 && (olen <= sizeof(*oip) || l4[0] < 128))
+		return;
+	if ((oip->dst_addr[0] == 0xff && type != 2) || oip->src_addr[0] == 0xff)
+		return;
+	static const uint8_t zero[16];
+	if (memcmp(oip->src_addr, zero, 16) == 0)
+		return;
+	const struct rt_addr *a = rt_addr_pick(r, in, FIB_AF_INET6, oip->src_addr);
+	if (a == NULL || !take_token(r))
+		return;
+	uint32_t quote = olen;
+	if (quote > ICMP6_MAX - sizeof(struct rte_ipv6_hdr) - 8)
+		quote = ICMP6_MAX - sizeof(struct rte_ipv6_hdr) - 8;
+	struct rte_mbuf *e = rte_pktmbuf_alloc(r->pool);
+	if (e == NULL)
+		return;
+	uint16_t len = (uint16_t)(RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv6_hdr) + 8 + quote);
+	uint8_t *p = (uint8_t *)rte_pktmbuf_append(e, len);
+	if (p == NULL) {
+		rte_pktmbuf_free(e);
+		return;
+	}
+	struct rte_ether_hdr *neth = (struct rte_ether_hdr *)p;
+	neth->dst_addr = eth->src_addr;
+	neth->src_addr = r->port[in].mac;
+	neth->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV6);
+	struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(neth + 1);
+	ip->vtc_flow = RTE_BE32(6u << 28);
+	ip->payload_len = rte_cpu_to_be_16((uint16_t)(8 + quote));
+	ip->proto = IPPROTO_ICMPV6;
+	ip->hop_limits = 64;
+	memcpy(ip->src_addr, a->p.addr.v6, 16);
+	memcpy(ip->dst_addr, oip->src_addr, 16);
+	uint8_t *icmp = (uint8_t *)(ip + 1);
+	memset(icmp, 0, 8);
+	icmp[0] = type;
+	icmp[1] = code;
+	if (type == 2) { /* packet too big: the MTU */
+		uint32_t be = rte_cpu_to_be_32(info);
+		memcpy(icmp + 4, &be, 4);
+	}
+	memcpy(icmp + 8, oip, quote);
+	uint16_t ck = icmp6_cksum(ip, icmp);
+	memcpy(icmp + 2, &ck, 2);
+	r->icmp_sent++;
+	rt_ctl_tx(r, in, e);
+}
+
+void
+rt_icmp_error(struct router *r, struct rte_mbuf *m, uint16_t in, uint8_t type, uint8_t code,
+	      uint32_t info)
+{
+	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	if (eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_IPV4) &&
+	    rte_pktmbuf_data_len(m) >= RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv4_hdr))
+		error4(r, m, in, type, code, info);
+	else if (eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_IPV6) &&
+		 rte_pktmbuf_data_len(m) >= RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv6_hdr))
+		error6(r, m, in, type, code, info);
+	rte_pktmbuf_free(m);
+}
+
+void
+rt_icmp_echo(struct router *r, struct rte_mbuf *m, uint16_t in)
+{
+	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	struct rte_ether_addr tmp = eth->src_addr;
+	eth->src_addr = r->port[in].mac;
+	eth->dst_addr = tmp;
+	if (eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_IPV4)) {
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + 1);
+		unsigned int ihl = (ip->version_ihl & 0xf) * 4u;
+		uint16_t tot = rte_be_to_cpu_16(ip->total_length);
+		uint8_t *icmp = (uint8_t *)ip + ihl;
+		uint32_t s = ip->src_addr;
+		ip->src_addr = ip->dst_addr;
+		ip->dst_addr = s;
+		ip->time_to_live = 64;
+		ip->hdr_checksum = 0;
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
+		icmp[0] = 0; /* echo reply */
+		icmp[2] = icmp[3] = 0;
+		uint16_t ck = (uint16_t)~rte_raw_cksum(icmp, tot - ihl);
+		memcpy(icmp + 2, &ck, 2);
+	} else {
+		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(eth + 1);
+		uint8_t *icmp = (uint8_t *)(ip + 1), s[16];
+		memcpy(s, ip->src_addr, 16);
+		memcpy(ip->src_addr, ip->dst_addr, 16);
+		memcpy(ip->dst_addr, s, 16);
+		ip->hop_limits = 64;
+		icmp[0] = 129; /* echo reply */
+		icmp[2] = icmp[3] = 0;
+		uint16_t ck = icmp6_cksum(ip, icmp);
+		memcpy(icmp + 2, &ck, 2);
+	}
+	rt_ctl_tx(r, in, m);
+}

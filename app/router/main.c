@@ -1,0 +1,278 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * routerd: start-up and shutdown. EAL, the settings, the libraries, the
+ * ports (every probed ethdev, named port<N>), the workers (every lcore but
+ * the main one), the startup file, then the control loop until SIGINT or
+ * SIGTERM.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_mbuf_dyn.h>
+#include <rte_rcu_qsbr.h>
+#include <rte_ring.h>
+
+#include "conf.h"
+#include "router.h"
+
+int rt_meta_offset = -1;
+static struct router *running;
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	if (running != NULL)
+		running->quit = 1;
+}
+
+static int
+fail(const char *what, int rc)
+{
+	fprintf(stderr, "routerd: %s: %s\n", what, strerror(rc < 0 ? -rc : rc));
+	return -1;
+}
+
+static int
+setup_port(struct router *r, uint16_t id)
+{
+	struct rte_eth_dev_info info;
+	int rc = rte_eth_dev_info_get(id, &info);
+	if (rc < 0)
+		return rc;
+	uint16_t nq = (uint16_t)r->nb_workers;
+	if (info.max_rx_queues < nq || info.max_tx_queues < nq) {
+		fprintf(stderr, "routerd: port%u (%s) has %u RX and %u TX queues; %u workers need "
+				"%u of each (for net_af_packet: qpairs=%u)\n",
+			id, info.driver_name, info.max_rx_queues, info.max_tx_queues, nq, nq, nq);
+		return -EINVAL;
+	}
+	struct rte_eth_conf conf = {0};
+	if (nq > 1 && info.flow_type_rss_offloads != 0) {
+		/* Several workers: RSS spreads the flows over their queues. */
+		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
+		conf.rx_adv_conf.rss_conf.rss_hf =
+			info.flow_type_rss_offloads & (RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP);
+	}
+	/* One RX and one TX queue per worker. */
+	if ((rc = rte_eth_dev_configure(id, nq, nq, &conf)) < 0)
+		return rc;
+	uint16_t rxd = r->conf.rx_desc, txd = r->conf.tx_desc;
+	rte_eth_dev_adjust_nb_rx_tx_desc(id, &rxd, &txd);
+	int socket = rte_eth_dev_socket_id(id);
+	for (uint16_t q = 0; q < nq; q++)
+		if ((rc = rte_eth_rx_queue_setup(id, q, rxd, socket, NULL, r->pool)) < 0)
+			return rc;
+	for (uint16_t q = 0; q < nq; q++)
+		if ((rc = rte_eth_tx_queue_setup(id, q, txd, socket, NULL)) < 0)
+			return rc;
+	if ((rc = rte_eth_dev_start(id)) < 0)
+		return rc;
+	struct rt_port *p = &r->port[id];
+	p->id = id;
+	p->up = true;
+	snprintf(p->name, sizeof(p->name), "port%u", id);
+	snprintf(p->driver, sizeof(p->driver), "%s", info.driver_name);
+	rte_eth_macaddr_get(id, &p->mac);
+	uint16_t mtu = 1500;
+	rte_eth_dev_get_mtu(id, &mtu);
+	p->mtu = mtu;
+	return nh_port_set(r->nh, id, p->mac.addr_bytes, p->mtu);
+}
+
+static int
+setup_workers(struct router *r)
+{
+	unsigned int lcore;
+	RTE_LCORE_FOREACH_WORKER(lcore)
+	{
+		if (r->nb_workers == RT_MAX_WORKERS)
+			break;
+		struct rt_worker *w = &r->worker[r->nb_workers];
+		w->id = r->nb_workers++;
+		w->lcore = lcore;
+	}
+	if (r->nb_workers == 0) {
+		fprintf(stderr, "routerd: no worker lcore: give EAL two or more (-l 0,1)\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int
+setup_worker_io(struct router *r)
+{
+	for (unsigned int i = 0; i < r->nb_workers; i++) {
+		struct rt_worker *w = &r->worker[i];
+		char name[32];
+		snprintf(name, sizeof(name), "exc%u", i);
+		w->exc = rte_ring_create(name, 1024, (int)rte_socket_id(),
+					 RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (w->exc == NULL)
+			return -rte_errno;
+		w->nh = nh_worker_view(r->nh, i);
+		for (uint16_t p = 0; p < r->nb_ports; p++) {
+			w->txb[p] = rte_zmalloc_socket("txb", RTE_ETH_TX_BUFFER_SIZE(RT_BURST), 0,
+						       rte_eth_dev_socket_id(p));
+			if (w->txb[p] == NULL)
+				return -ENOMEM;
+			rte_eth_tx_buffer_init(w->txb[p], RT_BURST);
+			rte_eth_tx_buffer_set_err_callback(w->txb[p], rte_eth_tx_buffer_count_callback,
+							   &w->tx_dropped[p]);
+		}
+	}
+	return 0;
+}
+
+static int
+setup_libs(struct router *r)
+{
+	size_t sz = rte_rcu_qsbr_get_memsize(r->nb_workers);
+	r->qsbr = rte_zmalloc("qsbr", sz, RTE_CACHE_LINE_SIZE);
+	if (r->qsbr == NULL || rte_rcu_qsbr_init(r->qsbr, r->nb_workers) != 0)
+		return -ENOMEM;
+	struct nh_conf nc = {.max_nexthops = NH_INDEX_MAX, .nb_workers = (uint16_t)r->nb_workers,
+			     .qsbr = r->qsbr, .hash_policy = r->conf.hash_policy};
+	r->nh = nh_table_create(&nc);
+	if (r->nh == NULL)
+		return -errno;
+	/* The special nexthops every table's special routes answer with. */
+	static const uint8_t types[] = {NH_T_LOCAL, NH_T_BLACKHOLE, NH_T_UNREACHABLE, NH_T_PROHIBIT};
+	uint32_t *slot[] = {&r->nh_local, &r->nh_blackhole, &r->nh_unreachable, &r->nh_prohibit};
+	for (int i = 0; i < 4; i++) {
+		struct nh_spec s = {.type = types[i]};
+		int rc = nh_add(r->nh, &s, slot[i]);
+		if (rc < 0)
+			return rc;
+	}
+	/* A rule's unreachable answers net unreachable: its own nexthop,
+	 * an explicit one so that it is not shared with the route type's. */
+	struct nh_spec ru = {.type = NH_T_UNREACHABLE, .id = 0xfffffffeu};
+	int rc = nh_add(r->nh, &ru, &r->nh_rule_unreachable);
+	if (rc < 0)
+		return rc;
+	struct fib_conf fc = {.qsbr = r->qsbr, .rule_unreachable_nh = r->nh_rule_unreachable};
+	fc.type_nh[FIB_RT_LOCAL] = r->nh_local;
+	fc.type_nh[FIB_RT_BLACKHOLE] = r->nh_blackhole;
+	fc.type_nh[FIB_RT_UNREACHABLE] = r->nh_unreachable;
+	fc.type_nh[FIB_RT_PROHIBIT] = r->nh_prohibit;
+	r->fib = fib_create(&fc);
+	if (r->fib == NULL)
+		return -errno;
+	r->main = fib_table_lookup(r->fib, FIB_TABLE_MAIN);
+	struct neigh_conf ng = {.max_entries = r->conf.neigh_max,
+				.max_incomplete = r->conf.neigh_max / 4 ? r->conf.neigh_max / 4 : 1,
+				.seed = rte_rdtsc()};
+	r->neigh = neigh_create(&ng, &rt_neigh_ops, r);
+	return r->neigh ? 0 : -errno;
+}
+
+/* Apply the startup file: every line must succeed. */
+static int
+run_startup(struct router *r, const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (f == NULL) {
+		fprintf(stderr, "routerd: %s: %s\n", path, strerror(errno));
+		return -errno;
+	}
+	char line[4096], err[256];
+	unsigned int n = 0;
+	int rc = 0;
+	struct rt_buf out = {0};
+	while (rc == 0 && fgets(line, sizeof(line), f) != NULL) {
+		n++;
+		line[strcspn(line, "\r\n")] = 0;
+		out.len = 0;
+		if ((rc = rt_cli_exec(r, line, &out, err, sizeof(err))) < 0)
+			fprintf(stderr, "routerd: %s:%u: %s\n", path, n, err);
+	}
+	free(out.s);
+	fclose(f);
+	return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+	int n = rte_eal_init(argc, argv);
+	if (n < 0) {
+		fprintf(stderr, "routerd: EAL: %s\n", rte_strerror(rte_errno));
+		return 1;
+	}
+	argv[n] = argv[0];
+	argc -= n;
+	argv += n;
+	static struct router r;
+	conf_defaults(&r.conf);
+	if (conf_options(&r.conf, argc, argv) < 0)
+		return 2;
+
+	static const struct rte_mbuf_dynfield meta = {.name = "router_meta",
+						      .size = sizeof(struct rt_meta),
+						      .align = __alignof__(struct rt_meta)};
+	rt_meta_offset = rte_mbuf_dynfield_register(&meta);
+	if (rt_meta_offset < 0)
+		return fail("mbuf metadata", -rte_errno);
+	r.pool = rte_pktmbuf_pool_create("pkts", r.conf.nb_mbufs, 256, 0,
+					 RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
+	if (r.pool == NULL)
+		return fail("packet pool", -rte_errno);
+	int rc;
+	if ((rc = setup_workers(&r)) < 0)
+		return 2;
+	if ((rc = setup_libs(&r)) < 0)
+		return fail("libraries", rc);
+	r.nb_ports = 0;
+	uint16_t id;
+	RTE_ETH_FOREACH_DEV(id)
+	{
+		if (id >= RT_MAX_PORTS) {
+			fprintf(stderr, "routerd: more than %u ports\n", RT_MAX_PORTS);
+			return 2;
+		}
+		if ((rc = setup_port(&r, id)) < 0)
+			return fail("port setup", rc);
+		r.nb_ports = id + 1;
+	}
+	if (r.nb_ports == 0)
+		fprintf(stderr, "routerd: no ports (give EAL --vdev or a PCI device)\n");
+	r.ctl_tx = rte_ring_create("ctl_tx", 4096, (int)rte_socket_id(),
+				   RING_F_SP_ENQ | RING_F_SC_DEQ);
+	if (r.ctl_tx == NULL)
+		return fail("control TX ring", -rte_errno);
+	if ((rc = setup_worker_io(&r)) < 0)
+		return fail("worker queues", rc);
+	rt_icmp_init(&r);
+	rt_telemetry_init(&r);
+	if (r.conf.startup[0] && run_startup(&r, r.conf.startup) < 0)
+		return 2;
+
+	running = &r;
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	rte_eal_mp_remote_launch(rt_worker_main, &r, SKIP_MAIN);
+	printf("routerd: %u ports, %u workers, socket %s\n", r.nb_ports, r.nb_workers,
+	       r.conf.socket_path);
+	fflush(stdout);
+	rc = rt_control_run(&r);
+	r.quit = 1;
+	rte_eal_mp_wait_lcore();
+	for (uint16_t p = 0; p < r.nb_ports; p++) {
+		rte_eth_dev_stop(p);
+		rte_eth_dev_close(p);
+	}
+	neigh_free(r.neigh);
+	fib_free(r.fib);
+	nh_table_free(r.nh);
+	rte_eal_cleanup();
+	return rc < 0 ? 1 : 0;
+}

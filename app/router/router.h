@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * routerd's shared state. One struct router, set up by main.c, read by
+ * every thread; the control core (the EAL main lcore) is its only writer
+ * after start-up, except for each worker's own counters.
+ */
+#ifndef ROUTER_ROUTER_H
+#define ROUTER_ROUTER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
+
+#include "fib.h"
+#include "neigh.h"
+#include "nexthop.h"
+
+#define RT_MAX_PORTS 16
+#define RT_MAX_WORKERS 8
+#define RT_BURST 32
+#define RT_MAX_ADDRS 256
+
+/* Why a worker dropped a packet. Each has a per-worker counter. */
+#define RT_DROP_REASONS(X)                                                                         \
+	X(NOT_FOR_US, "not_for_us")                                                                \
+	X(ETHERTYPE, "unsupported_ethertype")                                                      \
+	X(TRUNCATED, "truncated")                                                                  \
+	X(VERSION, "bad_ip_version")                                                               \
+	X(IHL, "bad_ihl")                                                                          \
+	X(CHECKSUM, "bad_checksum")                                                                \
+	X(LENGTH, "bad_length")                                                                    \
+	X(MARTIAN_SRC, "martian_source")                                                           \
+	X(MARTIAN_DST, "martian_destination")                                                      \
+	X(MULTICAST, "multicast_not_routed")                                                       \
+	X(BLACKHOLE, "blackhole")                                                                  \
+	X(TOO_BIG, "too_big_not_fragmented")                                                       \
+	X(EXC_FULL, "exception_ring_full")                                                         \
+	X(TX_FULL, "tx_full")                                                                      \
+	X(PORT_DOWN, "port_down")
+
+/* Why a worker handed a packet to the control core. */
+#define RT_PUNT_REASONS(X)                                                                         \
+	X(ARP, "arp")                                                                              \
+	X(LOCAL, "local")                                                                          \
+	X(RESOLVE, "resolve_gateway")                                                              \
+	X(CONNECTED, "resolve_connected")                                                          \
+	X(NO_ROUTE, "no_route")                                                                    \
+	X(UNREACHABLE, "unreachable")                                                              \
+	X(PROHIBIT, "prohibit")                                                                    \
+	X(TTL, "ttl_exceeded")                                                                     \
+	X(TOO_BIG, "too_big")
+
+#define RT_ENUM(name, str) RT_DROP_##name,
+enum rt_drop { RT_DROP_REASONS(RT_ENUM) RT_DROP_COUNT };
+#undef RT_ENUM
+#define RT_ENUM(name, str) RT_PUNT_##name,
+enum rt_punt { RT_PUNT_REASONS(RT_ENUM) RT_PUNT_COUNT };
+#undef RT_ENUM
+
+extern const char *const rt_drop_names[RT_DROP_COUNT];
+extern const char *const rt_punt_names[RT_PUNT_COUNT];
+
+/* A worker's counters: written by that worker only, on its own lines,
+ * read (racily, which is fine for counters) by the control core. */
+struct rt_wstats {
+	uint64_t rx, fwd, punt_total, drop_total;
+	uint64_t port_rx[RT_MAX_PORTS], port_tx[RT_MAX_PORTS];
+	uint64_t punt[RT_PUNT_COUNT];
+	uint64_t drop[RT_DROP_COUNT];
+} __rte_cache_aligned;
+
+struct rt_worker {
+	unsigned int id;    /* 0..nb_workers-1: QSBR thread id, queue index */
+	unsigned int lcore;
+	struct rte_ring *exc;             /* to the control core */
+	const struct nh_dp *nh;           /* this worker's nexthop lines */
+	struct rte_eth_dev_tx_buffer *txb[RT_MAX_PORTS];
+	uint64_t tx_dropped[RT_MAX_PORTS]; /* written by the TX buffer callback */
+	struct rt_wstats st;
+} __rte_cache_aligned;
+
+struct rt_port {
+	uint16_t id;
+	bool up;            /* administratively */
+	uint16_t mtu;
+	struct rte_ether_addr mac;
+	char name[16];      /* port<N> */
+	char driver[32];
+};
+
+struct rt_addr {
+	uint16_t port;
+	struct fib_prefix p; /* the address, with its prefix length */
+};
+
+/* What main.c reads from options and the config file. */
+struct rt_settings {
+	char socket_path[108];
+	char startup[4096];
+	char config[4096];
+	bool idle_backoff;       /* on by default */
+	uint32_t idle_sleep_us;  /* 100 */
+	uint32_t icmp_rate;      /* ICMP errors per second, 1000 */
+	uint32_t icmp_burst;     /* 50 */
+	uint32_t nb_mbufs;       /* 8191 */
+	uint16_t rx_desc, tx_desc;
+	uint32_t neigh_max;      /* 1024 */
+	uint8_t hash_policy;     /* enum nh_hash_policy */
+};
+
+struct router {
+	struct rt_settings conf;
+	struct fib *fib;
+	const struct fib_table *main; /* FIB_TABLE_MAIN, for the workers */
+	struct nh_table *nh;
+	struct neigh_table *neigh;
+	struct rte_rcu_qsbr *qsbr;
+	struct rte_mempool *pool;
+	uint16_t nb_ports;
+	struct rt_port port[RT_MAX_PORTS];
+	unsigned int nb_workers;
+	struct rt_worker worker[RT_MAX_WORKERS];
+	/* Packets the control core sends: worker 0 transmits them on its
+	 * own TX queues, so no device needs a queue for the control core
+	 * (net_af_packet spreads received packets over all its queue pairs,
+	 * and every RX queue must be polled). Port in m->port. */
+	struct rte_ring *ctl_tx;
+	uint64_t ctl_tx_dropped;
+	/* Special nexthops, fixed at start. */
+	uint32_t nh_local, nh_blackhole, nh_unreachable, nh_prohibit, nh_rule_unreachable;
+	unsigned int nb_addrs;
+	struct rt_addr addr[RT_MAX_ADDRS];
+	/* Control core counters. */
+	uint64_t icmp_sent, icmp_ratelimited, exc_unhandled, neigh_refused;
+	/* stats reset: what to subtract (workers own their counters). */
+	struct rt_wstats base;
+	uint64_t base_icmp_sent, base_icmp_ratelimited, base_exc_unhandled, base_neigh_refused;
+	volatile int quit;
+};
+
+/* Per-packet metadata a worker leaves for the control core. */
+struct rt_meta {
+	uint32_t nh;     /* the nexthop the lookup chose */
+	uint8_t reason;  /* enum rt_punt */
+	uint8_t pad[3];
+};
+extern int rt_meta_offset;
+static inline struct rt_meta *
+rt_meta(struct rte_mbuf *m)
+{
+	return RTE_MBUF_DYNFIELD(m, rt_meta_offset, struct rt_meta *);
+}
+
+/* worker.c */
+int rt_worker_main(void *arg);
+
+/* control.c */
+int rt_control_run(struct router *r);
+/* Transmit one packet on a port from the control core (through worker 0). */
+void rt_ctl_tx(struct router *r, uint16_t port, struct rte_mbuf *m);
+
+/* exception.c: handle a packet a worker punted. Takes ownership. */
+void rt_exception(struct router *r, struct rte_mbuf *m);
+/* Neighbour table callbacks. */
+extern const struct neigh_ops rt_neigh_ops;
+
+/* icmp.c */
+void rt_icmp_init(struct router *r);
+/* Send an ICMP or ICMPv6 error about packet m (IP header at its data),
+ * received on port `in`; frees m. */
+void rt_icmp_error(struct router *r, struct rte_mbuf *m, uint16_t in, uint8_t type, uint8_t code,
+		   uint32_t info);
+/* Answer an echo request addressed to us; frees m. */
+void rt_icmp_echo(struct router *r, struct rte_mbuf *m, uint16_t in);
+
+/* addr.c */
+int rt_addr_add(struct router *r, uint16_t port, const struct fib_prefix *p);
+int rt_addr_del(struct router *r, uint16_t port, const struct fib_prefix *p);
+/* Is a (family, address) ours on any port? addr in network order. */
+bool rt_addr_is_local(const struct router *r, uint8_t family, const void *addr);
+/* Our address of `family` on port, best matching peer (network order;
+ * may be NULL); any port's if the port has none. */
+const struct rt_addr *rt_addr_pick(const struct router *r, uint16_t port, uint8_t family,
+				   const void *peer);
+
+/* cli.c: run one command line; output goes to out (a growable string). */
+struct rt_buf {
+	char *s;
+	size_t len, cap;
+};
+void rt_buf_printf(struct rt_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Run one line; leading "-j", "-4", "-6" flags are understood. On error
+ * returns -errno with a one-line message in err and nothing applied. */
+int rt_cli_exec(struct router *r, const char *line, struct rt_buf *out, char *err,
+		size_t errlen);
+
+/* telemetry.c */
+void rt_telemetry_init(struct router *r);
+/* Sum of the workers' counters. */
+void rt_stats_sum(const struct router *r, struct rt_wstats *sum);
+
+#endif /* ROUTER_ROUTER_H */

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Router counters for DPDK telemetry (`dpdk-telemetry.py`, command
+ * /router/stats), and the sum of the workers' counters that both it and
+ * `routerctl stats` show.
+ */
+#include <string.h>
+
+#include <rte_telemetry.h>
+
+#include "router.h"
+
+#define RT_NAME(name, str) str,
+const char *const rt_drop_names[RT_DROP_COUNT] = {RT_DROP_REASONS(RT_NAME)};
+const char *const rt_punt_names[RT_PUNT_COUNT] = {RT_PUNT_REASONS(RT_NAME)};
+#undef RT_NAME
+
+static struct router *the_router;
+
+void
+rt_stats_sum(const struct router *r, struct rt_wstats *sum)
+{
+	memset(sum, 0, sizeof(*sum));
+	for (unsigned int w = 0; w < r->nb_workers; w++) {
+		const struct rt_worker *wk = &r->worker[w];
+		const struct rt_wstats *s = &wk->st;
+		sum->rx += s->rx;
+		sum->fwd += s->fwd;
+		sum->punt_total += s->punt_total;
+		sum->drop_total += s->drop_total;
+		for (int p = 0; p < RT_MAX_PORTS; p++) {
+			sum->port_rx[p] += s->port_rx[p];
+			sum->port_tx[p] += s->port_tx[p] - wk->tx_dropped[p];
+			sum->drop[RT_DROP_TX_FULL] += wk->tx_dropped[p];
+			sum->drop_total += wk->tx_dropped[p];
+			sum->fwd -= wk->tx_dropped[p];
+		}
+		for (int i = 0; i < RT_PUNT_COUNT; i++)
+			sum->punt[i] += s->punt[i];
+		for (int i = 0; i < RT_DROP_COUNT; i++)
+			sum->drop[i] += s->drop[i];
+	}
+}
+
+static int
+tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	(void)cmd;
+	(void)params;
+	struct router *r = the_router;
+	struct rt_wstats s;
+	rt_stats_sum(r, &s);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "rx", s.rx);
+	rte_tel_data_add_dict_u64(d, "forwarded", s.fwd);
+	rte_tel_data_add_dict_u64(d, "punted", s.punt_total);
+	rte_tel_data_add_dict_u64(d, "dropped", s.drop_total);
+	for (int i = 0; i < RT_DROP_COUNT; i++)
+		rte_tel_data_add_dict_u64(d, rt_drop_names[i], s.drop[i]);
+	for (int i = 0; i < RT_PUNT_COUNT; i++)
+		rte_tel_data_add_dict_u64(d, rt_punt_names[i], s.punt[i]);
+	rte_tel_data_add_dict_u64(d, "icmp_sent", r->icmp_sent);
+	rte_tel_data_add_dict_u64(d, "icmp_ratelimited", r->icmp_ratelimited);
+	return 0;
+}
+
+void
+rt_telemetry_init(struct router *r)
+{
+	the_router = r;
+	rte_telemetry_register_cmd("/router/stats", tel_stats,
+				   "Router counters: totals, drops and punts by reason");
+}

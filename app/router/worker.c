@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The worker loop: receive a burst on each port, classify it, run the
+ * IPv4 and IPv6 stages, flush the TX buffers, report a quiescent state.
+ * Read top to bottom, it takes no lock, does no atomic read-modify-write,
+ * allocates nothing and makes no system call or log on the packet path;
+ * only an idle worker sleeps, after marking itself offline for QSBR.
+ */
+#include <unistd.h>
+
+#include <rte_ethdev.h>
+#include <rte_rcu_qsbr.h>
+#include <rte_ring.h>
+
+#include "dp.h"
+#include "dp_stages.h"
+
+/* Frames for us: our MAC, or group addresses (broadcast, multicast). */
+static inline bool
+for_us(const struct rt_port *p, const struct rte_ether_hdr *eth)
+{
+	return rte_is_same_ether_addr(&eth->dst_addr, &p->mac) ||
+	       rte_is_multicast_ether_addr(&eth->dst_addr);
+}
+
+void
+dp_burst(const struct router *r, struct rt_worker *w, uint16_t port, struct rte_mbuf **pkts,
+	 unsigned int n)
+{
+	struct rte_mbuf *v4[RT_BURST], *v6[RT_BURST];
+	unsigned int n4 = 0, n6 = 0;
+	const struct rt_port *p = &r->port[port];
+
+	w->st.rx += n;
+	w->st.port_rx[port] += n;
+	for (unsigned int i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		rte_prefetch0(rte_pktmbuf_mtod(m, void *));
+	}
+	/* Classify by ethertype; VLAN-tagged frames are not configured. */
+	for (unsigned int i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		if (unlikely(rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN)) {
+			dp_drop(w, m, RT_DROP_TRUNCATED);
+			continue;
+		}
+		const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+		if (unlikely(!for_us(p, eth))) {
+			dp_drop(w, m, RT_DROP_NOT_FOR_US);
+			continue;
+		}
+		m->port = port;
+		switch (eth->ether_type) {
+		case RTE_BE16(RTE_ETHER_TYPE_IPV4):
+			v4[n4++] = m;
+			break;
+		case RTE_BE16(RTE_ETHER_TYPE_IPV6):
+			v6[n6++] = m;
+			break;
+		case RTE_BE16(RTE_ETHER_TYPE_ARP):
+			dp_punt(w, m, RT_PUNT_ARP, 0);
+			break;
+		default:
+			dp_drop(w, m, RT_DROP_ETHERTYPE);
+		}
+	}
+	if (n4)
+		dp4_burst(r, w, port, v4, n4);
+	if (n6)
+		dp6_burst(r, w, port, v6, n6);
+}
+
+static unsigned int
+ctl_tx(const struct router *r, struct rt_worker *w)
+{
+	struct rte_mbuf *pkts[RT_BURST];
+	unsigned int n = rte_ring_sc_dequeue_burst(r->ctl_tx, (void **)pkts, RT_BURST, NULL);
+	for (unsigned int i = 0; i < n; i++)
+		rte_eth_tx_buffer(pkts[i]->port, (uint16_t)w->id, w->txb[pkts[i]->port], pkts[i]);
+	return n;
+}
+
+int
+rt_worker_main(void *arg)
+{
+	struct router *r = arg;
+	struct rt_worker *w = NULL;
+	for (unsigned int i = 0; i < r->nb_workers; i++)
+		if (r->worker[i].lcore == rte_lcore_id())
+			w = &r->worker[i];
+	if (w == NULL)
+		return -1;
+	struct rte_mbuf *pkts[RT_BURST];
+	unsigned int idle = 0;
+	uint16_t q = (uint16_t)w->id;
+
+	rte_rcu_qsbr_thread_register(r->qsbr, w->id);
+	rte_rcu_qsbr_thread_online(r->qsbr, w->id);
+	while (!r->quit) {
+		unsigned int got = 0;
+		for (uint16_t port = 0; port < r->nb_ports; port++) {
+			uint16_t n = rte_eth_rx_burst(port, q, pkts, RT_BURST);
+			if (n == 0)
+				continue;
+			got += n;
+			dp_burst(r, w, port, pkts, n);
+		}
+		if (w->id == 0) /* what the control core sends */
+			got += ctl_tx(r, w);
+		for (uint16_t port = 0; port < r->nb_ports; port++)
+			rte_eth_tx_buffer_flush(port, q, w->txb[port]);
+		/* No pointer into shared structures is held past here. */
+		rte_rcu_qsbr_quiescent(r->qsbr, w->id);
+		if (got != 0 || !r->conf.idle_backoff) {
+			idle = 0;
+			continue;
+		}
+		/* Idle: after 256 empty rounds, sleep between polls, offline
+		 * for QSBR so reclamation never waits for a sleeper. */
+		if (++idle < 256)
+			continue;
+		rte_rcu_qsbr_thread_offline(r->qsbr, w->id);
+		usleep(r->conf.idle_sleep_us);
+		rte_rcu_qsbr_thread_online(r->qsbr, w->id);
+	}
+	rte_rcu_qsbr_thread_offline(r->qsbr, w->id);
+	rte_rcu_qsbr_thread_unregister(r->qsbr, w->id);
+	return 0;
+}

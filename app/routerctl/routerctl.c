@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * routerctl: the CLI client. It sends iproute2-style command lines to
+ * routerd's unix socket and prints the answers.
+ *
+ *   routerctl [-s SOCKET] [-j] [-4|-6] [-b FILE|-] COMMAND ...
+ *
+ * With -b the lines of FILE (or standard input) are sent without waiting
+ * for each answer: the daemon answers in order, and a full Internet table
+ * loads at the speed the daemon applies it, not at one round trip a
+ * route. Errors are printed with their line numbers; the exit status is 1
+ * if any command failed.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#define DEFAULT_SOCKET "/run/router/router.sock"
+
+static int
+connect_to(const char *path)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		fprintf(stderr, "routerctl: socket path too long\n");
+		return -1;
+	}
+	strcpy(sa.sun_path, path);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		fprintf(stderr, "routerctl: cannot reach routerd at %s: %s\n", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Reads answers: output lines go to stdout; status lines are counted. */
+struct reader {
+	int fd;
+	char buf[65536];
+	size_t len;
+	unsigned long answered, failed;
+	unsigned long *err_lines; /* request line number per answer, for -b */
+	bool quiet_ok;
+};
+
+/* Consume complete lines; @return -1 on a closed connection. */
+static int
+read_answers(struct reader *rd, const unsigned long *req_line)
+{
+	ssize_t n = read(rd->fd, rd->buf + rd->len, sizeof(rd->buf) - rd->len);
+	if (n <= 0)
+		return -1;
+	rd->len += (size_t)n;
+	size_t start = 0;
+	for (size_t i = 0; i < rd->len; i++) {
+		if (rd->buf[i] != '\n')
+			continue;
+		rd->buf[i] = 0;
+		char *line = rd->buf + start;
+		start = i + 1;
+		if (line[0] != '.') {
+			puts(line);
+			continue;
+		}
+		if (strncmp(line, ".err ", 5) == 0) {
+			rd->failed++;
+			if (req_line != NULL)
+				fprintf(stderr, "line %lu: error: %s\n", req_line[rd->answered],
+					line + 5);
+			else
+				fprintf(stderr, "error: %s\n", line + 5);
+		}
+		rd->answered++;
+	}
+	memmove(rd->buf, rd->buf + start, rd->len - start);
+	rd->len -= start;
+	if (rd->len == sizeof(rd->buf)) /* an answer line longer than the buffer */
+		rd->len = 0;
+	return 0;
+}
+
+static int
+write_all(int fd, const char *s, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, s, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		s += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int
+batch(int fd, const char *file, const char *prefix)
+{
+	FILE *in = strcmp(file, "-") == 0 ? stdin : fopen(file, "r");
+	if (in == NULL) {
+		fprintf(stderr, "routerctl: %s: %s\n", file, strerror(errno));
+		return 1;
+	}
+	struct reader rd = {.fd = fd};
+	size_t cap = 1 << 16;
+	unsigned long *req_line = malloc(sizeof(*req_line) * cap), sent = 0, lineno = 0;
+	char line[4096], out[1 << 16];
+	size_t out_len = 0;
+	double t0 = now_s(), last = t0;
+	bool eof = false;
+	while (!eof || rd.answered < sent) {
+		/* Send while there is input and the socket takes it; read
+		 * answers as they come, so neither side ever blocks the other. */
+		struct pollfd pfd = {.fd = fd, .events = POLLIN | (eof ? 0 : POLLOUT)};
+		if (poll(&pfd, 1, 1000) < 0 && errno != EINTR)
+			break;
+		if (pfd.revents & (POLLIN | POLLHUP)) {
+			if (read_answers(&rd, req_line) < 0)
+				break;
+		}
+		if (!eof && (pfd.revents & POLLOUT)) {
+			while (out_len < sizeof(out) - sizeof(line) - 8) {
+				if (fgets(line, sizeof(line), in) == NULL) {
+					eof = true;
+					break;
+				}
+				lineno++;
+				line[strcspn(line, "\r\n")] = 0;
+				const char *p = line + strspn(line, " \t");
+				if (*p == 0 || *p == '#')
+					continue;
+				if (sent == cap) {
+					cap *= 2;
+					req_line = realloc(req_line, sizeof(*req_line) * cap);
+				}
+				req_line[sent++] = lineno;
+				out_len += (size_t)snprintf(out + out_len, sizeof(out) - out_len,
+							    "%s%s\n", prefix, p);
+			}
+			if (out_len && write_all(fd, out, out_len) < 0)
+				break;
+			out_len = 0;
+		}
+		double t = now_s();
+		if (t - last >= 1.0) {
+			fprintf(stderr, "\rroutes: %lu sent, %lu done, %lu failed", sent, rd.answered,
+				rd.failed);
+			last = t;
+		}
+	}
+	if (now_s() - t0 >= 1.0)
+		fprintf(stderr, "\rroutes: %lu sent, %lu done, %lu failed in %.1f s\n", sent,
+			rd.answered, rd.failed, now_s() - t0);
+	if (in != stdin)
+		fclose(in);
+	free(req_line);
+	if (rd.answered < sent) {
+		fprintf(stderr, "routerctl: connection lost after %lu of %lu commands\n", rd.answered,
+			sent);
+		return 1;
+	}
+	return rd.failed ? 1 : 0;
+}
+
+static void
+usage(void)
+{
+	fprintf(stderr,
+		"usage: routerctl [-s SOCKET] [-j] [-4|-6] [-b FILE|-] COMMAND ...\n"
+		"commands, as iproute2's:\n"
+		"  link show | link set PORT up|down|mtu N\n"
+		"  addr add|del ADDR/LEN dev PORT | addr show [dev PORT]\n"
+		"  route add|replace|del [TYPE] PREFIX [via ADDR] [dev PORT] [nhid ID]\n"
+		"        [metric N] [table ID] | route show [table ID] [PREFIX]\n"
+		"  route get ADDR [from ADDR] [iif PORT]\n"
+		"  nexthop add id ID via ADDR dev PORT | group ID[,W]/ID[,W]... | blackhole\n"
+		"  nexthop del id ID | nexthop show\n"
+		"  rule add|del [priority N] [from P] [to P] [iif PORT] [dscp N]\n"
+		"        table ID|blackhole|unreachable|prohibit | rule show\n"
+		"  neigh add ADDR lladdr MAC dev PORT [permanent] | neigh del ADDR dev PORT\n"
+		"  neigh show [dev PORT] | neigh flush dev PORT\n"
+		"  stats [show|reset]\n");
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *sock = getenv("ROUTER_SOCKET") ? getenv("ROUTER_SOCKET") : DEFAULT_SOCKET;
+	const char *file = NULL;
+	char prefix[16] = "";
+	int i = 1;
+	for (; i < argc && argv[i][0] == '-' && argv[i][1] != 0; i++) {
+		if (strcmp(argv[i], "-s") == 0 && i + 1 < argc)
+			sock = argv[++i];
+		else if (strcmp(argv[i], "-b") == 0 && i + 1 < argc)
+			file = argv[++i];
+		else if (strcmp(argv[i], "-j") == 0 || strcmp(argv[i], "-4") == 0 ||
+			 strcmp(argv[i], "-6") == 0)
+			strncat(prefix, argv[i], 2), strcat(prefix, " ");
+		else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+			usage();
+			return 0;
+		} else {
+			fprintf(stderr, "routerctl: unknown option '%s'\n", argv[i]);
+			usage();
+			return 2;
+		}
+	}
+	if (file == NULL && i == argc) {
+		usage();
+		return 2;
+	}
+	int fd = connect_to(sock);
+	if (fd < 0)
+		return 1;
+	if (file != NULL) {
+		int rc = batch(fd, file, prefix);
+		close(fd);
+		return rc;
+	}
+	char line[4096];
+	size_t n = (size_t)snprintf(line, sizeof(line), "%s", prefix);
+	for (; i < argc && n < sizeof(line); i++)
+		n += (size_t)snprintf(line + n, sizeof(line) - n, "%s%s", argv[i],
+				      i + 1 < argc ? " " : "\n");
+	if (n >= sizeof(line)) {
+		fprintf(stderr, "routerctl: command too long\n");
+		return 2;
+	}
+	if (write_all(fd, line, n) < 0) {
+		fprintf(stderr, "routerctl: %s\n", strerror(errno));
+		return 1;
+	}
+	struct reader rd = {.fd = fd};
+	while (rd.answered == 0 && read_answers(&rd, NULL) == 0)
+		;
+	close(fd);
+	if (rd.answered == 0) {
+		fprintf(stderr, "routerctl: no answer from routerd\n");
+		return 1;
+	}
+	return rd.failed ? 1 : 0;
+}

@@ -1,0 +1,104 @@
+# Shared by the demo (scripts/run.sh) and the integration tests: a router
+# namespace holding routerd, and host namespaces wired to it by veth pairs
+# whose router ends are net_af_packet ports. Source it; it defines
+# functions only. Names carry a prefix ($NS_PREFIX) so runs do not clash.
+#
+# On the router side of each veth: no kernel address, ARP off, IPv6 off,
+# so the kernel never answers in routerd's place; offloads off on both
+# ends, so the packets on the wire are real.
+
+NS_PREFIX=${NS_PREFIX:-rt}
+RT_NS=${NS_PREFIX}-rtr
+RT_PORTS=()
+RT_PID=
+
+ns_host() { echo "${NS_PREFIX}-$1"; }
+
+# ns_link HOST: a host namespace and its link to the router; the router
+# port it gets is the next net_af_packet vdev.
+ns_link() {
+	local h=$1 hn rv hv
+	hn=$(ns_host "$h")
+	rv="r-$h"
+	hv="$h-r"
+	ip netns add "$hn"
+	ip link add "$rv" type veth peer name "$hv"
+	ip link set "$rv" netns "$RT_NS"
+	ip link set "$hv" netns "$hn"
+	ip netns exec "$RT_NS" sysctl -qw "net.ipv6.conf.$rv.disable_ipv6=1"
+	ip netns exec "$RT_NS" ip link set "$rv" arp off up
+	ip netns exec "$RT_NS" ethtool -K "$rv" tx off rx off tso off gso off gro off >/dev/null 2>&1 || true
+	ip netns exec "$hn" ip link set lo up
+	ip netns exec "$hn" ip link set "$hv" up
+	ip netns exec "$hn" ethtool -K "$hv" tx off rx off tso off gso off gro off >/dev/null 2>&1 || true
+	ip netns exec "$hn" sysctl -qw net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0
+	RT_PORTS+=("$rv")
+}
+
+ns_router() {
+	ip netns add "$RT_NS"
+	ip netns exec "$RT_NS" ip link set lo up
+}
+
+# ns_addr HOST ADDR/LEN [GATEWAY]: an address, and a default route via
+# the router for its family.
+ns_addr() {
+	local hn fam=-4
+	hn=$(ns_host "$1")
+	case $2 in *:*) fam=-6 ;; esac
+	ip netns exec "$hn" ip $fam addr add "$2" dev "$1-r" $([ $fam = -6 ] && echo nodad)
+	[ -n "${3:-}" ] && ip netns exec "$hn" ip $fam route add default via "$3"
+	return 0
+}
+
+ns_exec() {
+	local hn
+	hn=$(ns_host "$1")
+	shift
+	ip netns exec "$hn" "$@"
+}
+
+# ns_start_router BUILD SOCKET STARTUP [extra routerd options...]
+ns_start_router() {
+	local build=$1 sock=$2 startup=$3 vdevs=() i=0 mem
+	shift 3
+	for p in "${RT_PORTS[@]}"; do
+		vdevs+=("--vdev=net_af_packet$i,iface=$p,qpairs=1")
+		i=$((i + 1))
+	done
+	mem=$(cat "$build/eal-mem.opts" 2>/dev/null || echo "--no-huge -m 512")
+	[ -n "$mem" ] || mem="-m 512"
+	rm -f "$sock"
+	# shellcheck disable=SC2086
+	ip netns exec "$RT_NS" "$build/app/routerd" -l 0,1 $mem --no-pci \
+		--file-prefix="$NS_PREFIX" --log-level=lib.eal:error "${vdevs[@]}" -- \
+		--socket "$sock" --startup "$startup" "$@" &
+	RT_PID=$!
+	for _ in $(seq 100); do
+		[ -S "$sock" ] && return 0
+		kill -0 "$RT_PID" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+ns_stop_router() {
+	if [ -n "$RT_PID" ] && kill -0 "$RT_PID" 2>/dev/null; then
+		kill -INT "$RT_PID"
+		for _ in $(seq 50); do
+			kill -0 "$RT_PID" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -KILL "$RT_PID" 2>/dev/null || true
+		wait "$RT_PID" 2>/dev/null || true
+	fi
+	RT_PID=
+}
+
+ns_cleanup() {
+	ns_stop_router
+	for n in $(ip netns list | awk '{print $1}'); do
+		case $n in "$NS_PREFIX"-*) ip netns del "$n" 2>/dev/null || true ;; esac
+	done
+	RT_PORTS=()
+}

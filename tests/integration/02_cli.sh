@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# routerctl: every command's success path (checked through -j), error
+# paths (one line, non-zero exit, nothing applied), and the full real
+# IPv4 table loaded with -b, with route get spot checks.
+. "$(dirname "$0")/lib.sh"
+two_hosts
+start_router
+
+echo "success paths"
+check "route add via" rc route add 10.10.0.0/16 via 198.51.100.2 metric 10
+expect_out "route in JSON" '"dst":"10.10.0.0/16","gateway":"198.51.100.2","dev":"port1","protocol":"boot","metric":10' \
+	rc -j route show
+check "route replace" rc route replace 10.10.0.0/16 via 198.51.100.3 metric 10
+expect_out "replaced" '"dst":"10.10.0.0/16","gateway":"198.51.100.3"' rc -j route show
+check "same prefix, another metric" rc route add 10.10.0.0/16 via 198.51.100.2 metric 20
+expect_out "lowest metric used" "10.10.1.1 via 198.51.100.3 dev port1" rc route get 10.10.1.1
+check "route del by metric" rc route del 10.10.0.0/16 metric 10
+expect_out "next metric takes over" "10.10.1.1 via 198.51.100.2" rc route get 10.10.1.1
+check "route in table 100" rc route add 10.20.0.0/16 via 198.51.100.2 table 100
+expect_out "table 100 shown" '"dst":"10.20.0.0/16".*"table":"100"' rc -j route show table 100
+check "IPv6 route" rc -6 route add 2001:db8:99::/48 via 2001:db8:2::2
+expect_out "IPv6 route in JSON" '"dst":"2001:db8:99::/48","gateway":"2001:db8:2::2","dev":"port1","protocol":"boot","metric":1024' \
+	rc -j -6 route show
+check "nexthop add" rc nexthop add id 10 via 198.51.100.2 dev port1
+check "nexthop add 2" rc nexthop add id 11 via 198.51.100.3 dev port1
+check "nexthop group" rc nexthop add id 20 group 10/11,2
+expect_out "nexthops in JSON" '"id":20,"group":\[\{"id":10,"weight":1\},\{"id":11,"weight":2\}\]' \
+	rc -j nexthop show
+check "route via nhid" rc route add 10.30.0.0/16 nhid 20
+expect_out "route shows nhid" '"dst":"10.30.0.0/16","nhid":20' rc -j route show
+check "nexthop in use refused" bash -c "! $BUILD/app/routerctl -s $SOCK nexthop del id 20"
+check "route del, then nexthop del" rc route del 10.30.0.0/16
+check "nexthop del" rc nexthop del id 20
+check "rule add" rc rule add priority 100 from 192.0.2.0/24 table 100
+expect_out "rule in JSON" '"priority":100,"src":"192.0.2.0/24","table":"100"' rc -j rule show
+expect_out "main rule listed" '32766:	from all lookup main' rc rule show
+check "rule del" rc rule del priority 100 from 192.0.2.0/24 table 100
+check "neigh add" rc neigh add 198.51.100.77 lladdr 02:00:00:00:00:77 dev port1
+expect_out "neigh permanent in JSON" '"dst":"198.51.100.77","dev":"port1","lladdr":"02:00:00:00:00:77","state":\["PERMANENT"\]' \
+	rc -j neigh show
+check "neigh del" rc neigh del 198.51.100.77 dev port1
+check "neigh flush" rc neigh flush dev port1
+check "addr add" rc addr add 203.0.113.1/24 dev port1
+expect_out "addr in JSON" '"family":"inet","local":"203.0.113.1","prefixlen":24' rc -j addr show dev port1
+check "addr del" rc addr del 203.0.113.1/24 dev port1
+check "link set" rc link set port1 mtu 9000
+expect_out "link in JSON" '"ifname":"port1","flags":\["UP"\],"mtu":9000' rc -j link show
+check "stats reset" rc stats reset
+expect_out "stats in JSON" '"total.rx":0' rc -j stats
+
+echo "error paths: one line, non-zero, nothing applied"
+expect_out "invalid prefix" "^error: route add: invalid prefix '10.0.0.300/8'$" \
+	bash -c "! $BUILD/app/routerctl -s $SOCK route add 10.0.0.300/8 via 198.51.100.2"
+expect_out "host bits set" "invalid prefix for its length" \
+	bash -c "! $BUILD/app/routerctl -s $SOCK route add 10.0.0.1/8 via 198.51.100.2"
+expect_out "unknown port" "unknown port 'port9'" \
+	bash -c "! $BUILD/app/routerctl -s $SOCK route add 10.40.0.0/16 via 198.51.100.2 dev port9"
+expect_out "gateway off-link" "gateway not on a connected network" \
+	bash -c "! $BUILD/app/routerctl -s $SOCK route add 10.40.0.0/16 via 10.99.0.1"
+expect_out "deleting an absent route" "no such route 10.41.0.0/16" \
+	bash -c "! $BUILD/app/routerctl -s $SOCK route del 10.41.0.0/16"
+expect_out "duplicate route" "File exists" \
+	bash -c "! $BUILD/app/routerctl -s $SOCK route add 10.10.0.0/16 via 198.51.100.2 metric 20"
+expect_out "malformed MAC" "invalid MAC address '02:00:00:zz:00:01'" \
+	bash -c "! $BUILD/app/routerctl -s $SOCK neigh add 198.51.100.9 lladdr 02:00:00:zz:00:01 dev port1"
+expect_out "unknown command" "route: unknown command 'frobnicate'" \
+	bash -c "! $BUILD/app/routerctl -s $SOCK route frobnicate"
+check "nothing applied" bash -c "! $BUILD/app/routerctl -s $SOCK route show | grep -q 10.40.0.0"
+
+echo "the full IPv4 table with -b"
+zcat "$ROOT/bench/data/prefixes-v4.txt.gz" |
+	awk 'NR % 2 { print "route add " $1 " via 198.51.100.2"; next } { print "route add " $1 " via 198.51.100.3" }' \
+		>"$WORK/table"
+start=$(date +%s.%N)
+rc -b "$WORK/table" >"$WORK/load" 2>&1
+end=$(date +%s.%N)
+echo "  loaded $(wc -l <"$WORK/table") routes in $(echo "$end - $start" | bc) s"
+expect_out "one duplicate refused, by line number" "line 543742: error: .*215.0.0.0/16 exists" cat "$WORK/load"
+check "every other line applied" test "$(grep -c error "$WORK/load")" -eq 1
+# Spot checks: the first address of 300 random prefixes must go via the
+# gateway that prefix was given.
+awk 'BEGIN { srand(7) } rand() < 0.0006 { split($3, a, "/"); print a[1], $5 }' "$WORK/table" |
+	head -300 >"$WORK/spots"
+bad=0
+while read -r addr gw; do
+	rc route get "$addr" | grep -q "via $gw " || { echo "  $addr: not via $gw"; bad=$((bad + 1)); }
+done <"$WORK/spots"
+check "route get spot checks ($(wc -l <"$WORK/spots") addresses)" test "$bad" -eq 0
+check "still forwarding" ns_exec h1 ping -c 2 -i 0.2 -W 2 198.51.100.2
+
+done_tests

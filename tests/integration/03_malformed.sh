@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Malformed packets from a host: bad checksum, short IHL, a total length
+# past the frame, TTL 0, a truncated header, a bad IPv6 payload length.
+# Each is dropped (or, for TTL 0, answered with time exceeded) and
+# counted by reason, and good traffic keeps flowing.
+. "$(dirname "$0")/lib.sh"
+two_hosts
+start_router
+check "forwarding before" ns_exec h1 ping -c 2 -i 0.2 -W 2 198.51.100.2
+mac=$(rc -j link show | grep -o '"ifname":"port0"[^}]*"address":"[^"]*"' | sed 's/.*"address":"//; s/"//')
+send() { ns_exec h1 python3 "$ROOT/tests/integration/send_frames.py" h1-r "$mac" "$@"; }
+send bad_checksum 5
+send short_ihl 5
+send long_total 5
+send ttl0 5
+send truncated 5
+send bad_ip6_plen 5
+sleep 0.5
+check "bad checksum: 5 dropped" test "$(stat drop bad_checksum)" -eq 5
+check "IHL 4: 5 dropped" test "$(stat drop bad_ihl)" -eq 5
+check "truncated header: 5 dropped" test "$(stat drop truncated)" -eq 5
+check "length past the frame, both families: 10 dropped" test "$(stat drop bad_length)" -eq 10
+check "TTL 0: 5 answered with time exceeded" test "$(stat punt ttl_exceeded)" -eq 5
+before=$(stat total forwarded)
+send good 20
+sleep 0.5
+check "good packets still forwarded" test "$(($(stat total forwarded) - before))" -ge 20
+check "forwarding after" ns_exec h1 ping -c 2 -i 0.2 -W 2 198.51.100.2
+done_tests

@@ -1,0 +1,82 @@
+# Helpers for the integration tests: a topology from scripts/netns.sh,
+# routerd started on it, and check/expect helpers that count failures.
+# shellcheck shell=bash
+set -uo pipefail
+
+BUILD=$(realpath "${1:-build}")
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+NS_PREFIX=${NS_PREFIX:-it}
+# shellcheck source=../../scripts/netns.sh
+. "$ROOT/scripts/netns.sh"
+WORK=$(mktemp -d)
+SOCK=$WORK/router.sock
+FAILS=0
+CHECKS=0
+
+finish() {
+	ns_cleanup
+	rm -rf "$WORK"
+}
+trap finish EXIT
+
+rc() { "$BUILD/app/routerctl" -s "$SOCK" "$@"; }
+
+check() {
+	local what=$1
+	shift
+	CHECKS=$((CHECKS + 1))
+	if "$@" >"$WORK/out" 2>&1; then
+		echo "  ok   $what"
+	else
+		FAILS=$((FAILS + 1))
+		echo "  FAIL $what"
+		sed 's/^/       /' "$WORK/out" | head -20
+	fi
+}
+
+# expect_out WHAT PATTERN CMD...: CMD's output (stdout+stderr) matches.
+expect_out() {
+	local what=$1 pat=$2
+	shift 2
+	CHECKS=$((CHECKS + 1))
+	"$@" >"$WORK/out" 2>&1
+	if grep -Eq -- "$pat" "$WORK/out"; then
+		echo "  ok   $what"
+	else
+		FAILS=$((FAILS + 1))
+		echo "  FAIL $what (wanted /$pat/)"
+		sed 's/^/       /' "$WORK/out" | head -20
+	fi
+}
+
+# A counter from `stats` (e.g. "drop bad_checksum").
+stat() { rc stats | awk -v g="$1" -v n="$2" '$1 == g && $2 == n { print $3 }'; }
+
+# The usual topology: h1 -- port0 [router] port1 -- h2, both families.
+two_hosts() {
+	ns_router
+	ns_link h1
+	ns_link h2
+	ns_addr h1 192.0.2.2/24 192.0.2.1
+	ns_addr h1 2001:db8:1::2/64 2001:db8:1::1
+	ns_addr h2 198.51.100.2/24 198.51.100.1
+	ns_addr h2 2001:db8:2::2/64 2001:db8:2::1
+	cat >"$WORK/startup" <<EOS
+addr add 192.0.2.1/24 dev port0
+addr add 198.51.100.1/24 dev port1
+addr add 2001:db8:1::1/64 dev port0
+addr add 2001:db8:2::1/64 dev port1
+EOS
+}
+
+start_router() {
+	if ! ns_start_router "$BUILD" "$SOCK" "$WORK/startup" "$@"; then
+		echo "  FAIL routerd did not start"
+		exit 1
+	fi
+}
+
+done_tests() {
+	echo "  $((CHECKS - FAILS)) of $CHECKS checks passed"
+	[ "$FAILS" -eq 0 ]
+}

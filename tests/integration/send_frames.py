@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""Send crafted Ethernet frames out of an interface (for 03_malformed.sh).
+
+usage: send_frames.py IFACE DST_MAC KIND [COUNT]
+KIND: bad_checksum short_ihl long_total ttl0 truncated bad_ip6_plen good
+"""
+import socket
+import struct
+import sys
+
+
+def csum(data):
+    if len(data) % 2:
+        data += b"\0"
+    s = sum(struct.unpack("!%dH" % (len(data) // 2), data))
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    return ~s & 0xFFFF
+
+
+def ip4(src, dst, payload, ttl=64, ihl=5, total=None, fix_csum=True):
+    total = total if total is not None else 20 + len(payload)
+    hdr = struct.pack("!BBHHHBBH4s4s", 0x40 | ihl, 0, total, 1, 0, ttl, 17, 0,
+                      socket.inet_aton(src), socket.inet_aton(dst))
+    c = csum(hdr)
+    if not fix_csum:
+        c ^= 0x5555
+    return hdr[:10] + struct.pack("!H", c) + hdr[12:] + payload
+
+
+def udp(payload=b"x" * 18):
+    return struct.pack("!HHHH", 4000, 5000, 8 + len(payload), 0) + payload
+
+
+def main():
+    iface, dst, kind = sys.argv[1], bytes.fromhex(sys.argv[2].replace(":", "")), sys.argv[3]
+    count = int(sys.argv[4]) if len(sys.argv) > 4 else 1
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+    s.bind((iface, 0))
+    src_mac = s.getsockname()[4]
+    eth4 = dst + src_mac + b"\x08\x00"
+    eth6 = dst + src_mac + b"\x86\xdd"
+    a, b = "192.0.2.2", "198.51.100.2"
+    if kind == "bad_checksum":
+        frame = eth4 + ip4(a, b, udp(), fix_csum=False)
+    elif kind == "short_ihl":
+        frame = eth4 + ip4(a, b, udp(), ihl=4)
+    elif kind == "long_total":
+        frame = eth4 + ip4(a, b, udp(), total=1000)
+    elif kind == "ttl0":
+        frame = eth4 + ip4(a, b, udp(), ttl=0)
+    elif kind == "truncated":
+        frame = eth4 + ip4(a, b, udp())[:12]
+    elif kind == "bad_ip6_plen":
+        src6 = socket.inet_pton(socket.AF_INET6, "2001:db8:1::2")
+        dst6 = socket.inet_pton(socket.AF_INET6, "2001:db8:2::2")
+        frame = eth6 + struct.pack("!IHBB", 6 << 28, 500, 17, 64) + src6 + dst6 + udp()
+    elif kind == "good":
+        frame = eth4 + ip4(a, b, udp())
+    else:
+        sys.exit("unknown kind " + kind)
+    for _ in range(count):
+        s.send(frame)
+
+
+if __name__ == "__main__":
+    main()
