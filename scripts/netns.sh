@@ -59,18 +59,20 @@ ns_exec() {
 }
 
 # ns_start_router BUILD SOCKET STARTUP [extra routerd options...]
+# RT_LCORES (EAL lcores, default "-l 0,1") and RT_QPAIRS (queue pairs per
+# port: one per worker, default 1) may be set.
 ns_start_router() {
 	local build=$1 sock=$2 startup=$3 vdevs=() i=0 mem
 	shift 3
 	for p in "${RT_PORTS[@]}"; do
-		vdevs+=("--vdev=net_af_packet$i,iface=$p,qpairs=1")
+		vdevs+=("--vdev=net_af_packet$i,iface=$p,qpairs=${RT_QPAIRS:-1}")
 		i=$((i + 1))
 	done
 	mem=$(cat "$build/eal-mem.opts" 2>/dev/null || echo "--no-huge -m 512")
 	[ -n "$mem" ] || mem="-m 512"
 	rm -f "$sock"
 	# shellcheck disable=SC2086
-	ip netns exec "$RT_NS" "$build/app/routerd" -l 0,1 $mem --no-pci \
+	ip netns exec "$RT_NS" "$build/app/routerd" ${RT_LCORES:--l 0,1} $mem --no-pci \
 		--file-prefix="$NS_PREFIX" --log-level=lib.eal:error "${vdevs[@]}" -- \
 		--socket "$sock" --startup "$startup" "$@" &
 	RT_PID=$!

@@ -33,7 +33,7 @@ network(const struct fib_prefix *p)
 		return n;
 	}
 	for (unsigned int b = p->len; b < 128; b++)
-		n.addr.v6[b / 8] &= (uint8_t)~(0x80 >> (b % 8));
+		n.addr.v6[b / 8] &= (uint8_t) ~(0x80 >> (b % 8));
 	return n;
 }
 
@@ -64,15 +64,15 @@ rt_addr_add(struct router *r, uint16_t port, const struct fib_prefix *p)
 	if (r->nb_addrs == RT_MAX_ADDRS)
 		return -ENOSPC;
 	bool v4 = p->family == FIB_AF_INET;
-	struct fib_route local = {.dst = host(p), .type = FIB_RT_LOCAL, .origin = ORIGIN_KERNEL,
-				  .nh = r->nh_local};
+	struct fib_route local = {
+		.dst = host(p), .type = FIB_RT_LOCAL, .origin = ORIGIN_KERNEL, .nh = r->nh_local};
 	struct nh_spec cs = {.type = NH_T_CONNECTED, .family = p->family, .port = port};
 	uint32_t cnh;
 	int rc = nh_add(r->nh, &cs, &cnh);
 	if (rc < 0)
 		return rc;
-	struct fib_route conn = {.dst = network(p), .origin = ORIGIN_KERNEL, .nh = cnh,
-				 .metric = v4 ? 0 : 256};
+	struct fib_route conn = {
+		.dst = network(p), .origin = ORIGIN_KERNEL, .nh = cnh, .metric = v4 ? 0 : 256};
 	/* Another address in the same prefix shares its routes. */
 	rc = fib_route_add(r->fib, &local);
 	if (rc < 0 && rc != -EEXIST) {

@@ -88,8 +88,7 @@ parse_ip(const char *s, uint8_t family, struct fib_prefix *p)
 }
 
 int
-cli_parse_addr(struct cli *c, const char *what, const char *s, uint8_t family,
-	       struct fib_prefix *p)
+cli_parse_addr(struct cli *c, const char *what, const char *s, uint8_t family, struct fib_prefix *p)
 {
 	if (s == NULL)
 		return cli_fail(c, EINVAL, "%s: address expected", what);
@@ -236,12 +235,13 @@ cmd_link(struct cli *c)
 			char mac[RTE_ETHER_ADDR_FMT_SIZE];
 			rte_ether_format_addr(mac, sizeof(mac), &p->mac);
 			if (c->json)
-				rt_buf_printf(c->out,
-					      "%s{\"ifindex\":%u,\"ifname\":\"%s\",\"flags\":[\"%s\"],"
-					      "\"mtu\":%u,\"operstate\":\"%s\",\"address\":\"%s\","
-					      "\"driver\":\"%s\"}",
-					      i ? "," : "", i, p->name, p->up ? "UP" : "DOWN", p->mtu,
-					      p->up ? "UP" : "DOWN", mac, p->driver);
+				rt_buf_printf(
+					c->out,
+					"%s{\"ifindex\":%u,\"ifname\":\"%s\",\"flags\":[\"%s\"],"
+					"\"mtu\":%u,\"operstate\":\"%s\",\"address\":\"%s\","
+					"\"driver\":\"%s\"}",
+					i ? "," : "", i, p->name, p->up ? "UP" : "DOWN", p->mtu,
+					p->up ? "UP" : "DOWN", mac, p->driver);
 			else
 				rt_buf_printf(c->out,
 					      "%u: %s: <%s> mtu %u state %s driver %s\n"
@@ -279,7 +279,8 @@ cmd_link(struct cli *c)
 		/* Best effort on the device (virtual ones may refuse); the
 		 * router enforces the MTU itself through the nexthops. */
 		(void)rte_eth_dev_set_mtu(port, (uint16_t)mtu);
-		if ((rc = nh_port_set(r->nh, port, r->port[port].mac.addr_bytes, (uint16_t)mtu)) < 0)
+		if ((rc = nh_port_set(r->nh, port, r->port[port].mac.addr_bytes, (uint16_t)mtu)) <
+		    0)
 			return cli_fail(c, -rc, "link set: %s", strerror(-rc));
 		r->port[port].mtu = (uint16_t)mtu;
 	}
@@ -318,7 +319,8 @@ cmd_addr(struct cli *c)
 			if (only >= 0 && i != only)
 				continue;
 			if (c->json)
-				rt_buf_printf(c->out, "%s{\"ifindex\":%u,\"ifname\":\"%s\",\"addr_info\":[",
+				rt_buf_printf(c->out,
+					      "%s{\"ifindex\":%u,\"ifname\":\"%s\",\"addr_info\":[",
 					      first ? "" : ",", i, r->port[i].name);
 			else
 				rt_buf_printf(c->out, "%u: %s: <%s> mtu %u\n", i, r->port[i].name,
@@ -433,7 +435,8 @@ cmd_stats(struct cli *c)
 	stat_line(c, &first, "control", "icmp_sent", r->icmp_sent - r->base_icmp_sent);
 	stat_line(c, &first, "control", "icmp_ratelimited",
 		  r->icmp_ratelimited - r->base_icmp_ratelimited);
-	stat_line(c, &first, "control", "local_unhandled", r->exc_unhandled - r->base_exc_unhandled);
+	stat_line(c, &first, "control", "local_unhandled",
+		  r->exc_unhandled - r->base_exc_unhandled);
 	stat_line(c, &first, "control", "neigh_refused", r->neigh_refused - r->base_neigh_refused);
 	struct neigh_stats ns;
 	neigh_get_stats(r->neigh, &ns);
@@ -495,7 +498,8 @@ rt_cli_exec(struct router *r, const char *line, struct rt_buf *out, char *err, s
 		return cli_rule(&c);
 	if (cli_matches(obj, "stats"))
 		return cmd_stats(&c);
-	return cli_fail(&c, EINVAL, "unknown object '%s' (try route, addr, link, neigh, nexthop, "
-				    "rule, stats)",
+	return cli_fail(&c, EINVAL,
+			"unknown object '%s' (try route, addr, link, neigh, nexthop, "
+			"rule, stats)",
 			obj);
 }

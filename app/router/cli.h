@@ -19,7 +19,7 @@ struct cli {
 	uint8_t family; /* 0: both; FIB_AF_INET or FIB_AF_INET6 (-4, -6) */
 	int argc;
 	char *argv[CLI_MAX_ARGS];
-	int pos;        /* next argument */
+	int pos; /* next argument */
 };
 
 /* Set the one-line error and return -e. */

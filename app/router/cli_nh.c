@@ -30,7 +30,8 @@ nexthop_add(struct cli *c)
 	uint32_t idx;
 	while ((w = cli_next(c)) != NULL) {
 		if (strcmp(w, "via") == 0) {
-			if ((rc = cli_parse_addr(c, "nexthop add", cli_next(c), c->family, &via)) < 0)
+			if ((rc = cli_parse_addr(c, "nexthop add", cli_next(c), c->family, &via)) <
+			    0)
 				return rc;
 			has_via = true;
 		} else if (strcmp(w, "dev") == 0) {
@@ -42,7 +43,8 @@ nexthop_add(struct cli *c)
 		} else if (strcmp(w, "group") == 0) {
 			char *spec = (char *)cli_next(c);
 			if (spec == NULL)
-				return cli_fail(c, EINVAL, "nexthop add: 'group ID[,WEIGHT]/...' expected");
+				return cli_fail(c, EINVAL,
+						"nexthop add: 'group ID[,WEIGHT]/...' expected");
 			struct nh_member m[NH_GROUP_MEMBERS_MAX];
 			unsigned int n = 0;
 			for (char *save, *t = strtok_r(spec, "/", &save); t != NULL;
@@ -53,15 +55,16 @@ nexthop_add(struct cli *c)
 				uint32_t mid, weight = 1;
 				if (comma)
 					*comma = 0;
-				if ((rc = cli_parse_u32(c, "group member", t, UINT32_MAX, &mid)) < 0 ||
+				if ((rc = cli_parse_u32(c, "group member", t, UINT32_MAX, &mid)) <
+					    0 ||
 				    (comma && (rc = cli_parse_u32(c, "weight", comma + 1, 255,
 								  &weight)) < 0))
 					return rc;
 				if (weight == 0)
 					return cli_fail(c, EINVAL, "nexthop add: weight 0");
 				if (nh_lookup_id(r->nh, mid, &m[n].index) != 0)
-					return cli_fail(c, ENOENT, "nexthop add: no nexthop with id %u",
-							mid);
+					return cli_fail(c, ENOENT,
+							"nexthop add: no nexthop with id %u", mid);
 				m[n++].weight = (uint16_t)weight;
 			}
 			if (cli_next(c) != NULL)
@@ -89,7 +92,8 @@ nexthop_add(struct cli *c)
 				memcpy(s.gw, via.addr.v6, 16);
 			}
 			if (rt_addr_is_local(r, s.family, s.gw))
-				return cli_fail(c, EINVAL, "nexthop add: gateway is a local address");
+				return cli_fail(c, EINVAL,
+						"nexthop add: gateway is a local address");
 		} else {
 			s.family = c->family ? c->family : FIB_AF_INET;
 		}

@@ -17,8 +17,8 @@
 #define ORIGIN_KERNEL 2 /* "proto kernel": addresses' routes */
 #define ORIGIN_NEIGH 253
 
-static const char *const type_names[FIB_RT_COUNT] = {"unicast", "local", "blackhole",
-						     "unreachable", "prohibit"};
+static const char *const type_names[FIB_RT_COUNT] = {"unicast", "local", "blackhole", "unreachable",
+						     "prohibit"};
 
 struct route_args {
 	struct fib_route r;
@@ -116,7 +116,8 @@ route_nexthop(struct cli *c, const char *what, struct route_args *a)
 		return 0;
 	}
 	if (!a->has_via && !a->has_dev)
-		return cli_fail(c, EINVAL, "%s: 'via ADDR', 'dev PORT' or 'nhid ID' expected", what);
+		return cli_fail(c, EINVAL, "%s: 'via ADDR', 'dev PORT' or 'nhid ID' expected",
+				what);
 	struct nh_spec s = {.type = NH_T_CONNECTED, .family = a->r.dst.family};
 	if (a->has_via) {
 		uint8_t gw[16] = {0};
@@ -135,8 +136,8 @@ route_nexthop(struct cli *c, const char *what, struct route_args *a)
 					a->has_dev = true;
 				}
 			if (!a->has_dev)
-				return cli_fail(c, ENETUNREACH, "%s: gateway not on a connected network",
-						what);
+				return cli_fail(c, ENETUNREACH,
+						"%s: gateway not on a connected network", what);
 		} else if (!a->onlink && !on_link(r, a->dev, &a->via)) {
 			return cli_fail(c, ENETUNREACH,
 					"%s: gateway not on a connected network of %s (use onlink)",
@@ -326,8 +327,8 @@ route_show(struct cli *c)
 		if (rc < 0)
 			return rc;
 	}
-	struct show_ctx s = {.c = c, .first = true, .locals = locals,
-			     .only = has_only ? &only : NULL};
+	struct show_ctx s = {
+		.c = c, .first = true, .locals = locals, .only = has_only ? &only : NULL};
 	if (c->json)
 		rt_buf_printf(c->out, "[");
 	for (int f = 0; f < 2; f++) {
@@ -480,8 +481,9 @@ parse_rule(struct cli *c, const char *what, struct fib_rule *ru, bool *has_prio)
 		}
 	}
 	if (rc == 0 && !has_action)
-		rc = cli_fail(c, EINVAL, "%s: an action is needed (table ID, blackhole, "
-					 "unreachable, prohibit)",
+		rc = cli_fail(c, EINVAL,
+			      "%s: an action is needed (table ID, blackhole, "
+			      "unreachable, prohibit)",
 			      what);
 	if (rc == 0 && ((ru->src.len && ru->src.family != ru->family) ||
 			(ru->dst.len && ru->dst.family != ru->family)))
@@ -515,7 +517,8 @@ struct rule_find {
 static bool
 same_prefix(const struct fib_prefix *a, const struct fib_prefix *b)
 {
-	return a->len == b->len && (a->len == 0 || memcmp(&a->addr, &b->addr, sizeof(a->addr)) == 0);
+	return a->len == b->len &&
+	       (a->len == 0 || memcmp(&a->addr, &b->addr, sizeof(a->addr)) == 0);
 }
 
 static int

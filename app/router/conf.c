@@ -115,8 +115,9 @@ conf_file(struct rt_settings *s, const char *path)
 		int k = sscanf(line, " %63s %4223s %1s", key, val, extra);
 		if (k <= 0)
 			continue; /* blank */
-		const char *why = k == 1 ? "value missing" : k == 3 ? "one value expected"
-								 : apply(s, key, val);
+		const char *why = k == 1   ? "value missing"
+				  : k == 3 ? "one value expected"
+					   : apply(s, key, val);
 		if (why != NULL) {
 			fprintf(stderr, "%s:%u: %s: %s\n", path, n, k >= 1 ? key : "", why);
 			rc = -EINVAL;

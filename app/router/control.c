@@ -208,7 +208,8 @@ drain_exceptions(struct router *r)
 	for (unsigned int w = 0; w < r->nb_workers; w++) {
 		unsigned int done = 0, n;
 		while (done < EXC_PER_TICK &&
-		       (n = rte_ring_sc_dequeue_burst(r->worker[w].exc, (void **)pkts, 64, NULL)) > 0) {
+		       (n = rte_ring_sc_dequeue_burst(r->worker[w].exc, (void **)pkts, 64, NULL)) >
+			       0) {
 			for (unsigned int i = 0; i < n; i++)
 				rt_exception(r, pkts[i]);
 			done += n;

@@ -26,8 +26,8 @@ validate4(struct rt_worker *w, struct rte_mbuf *m)
 		dp_drop(w, m, RT_DROP_TRUNCATED);
 		return NULL;
 	}
-	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *,
-							  RTE_ETHER_HDR_LEN);
+	struct rte_ipv4_hdr *ip =
+		rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, RTE_ETHER_HDR_LEN);
 	/* (2) the version is 4, */
 	if (unlikely((ip->version_ihl >> 4) != 4)) {
 		dp_drop(w, m, RT_DROP_VERSION);

@@ -30,8 +30,8 @@ validate6(struct rt_worker *w, struct rte_mbuf *m)
 		dp_drop(w, m, RT_DROP_TRUNCATED);
 		return NULL;
 	}
-	struct rte_ipv6_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *,
-							  RTE_ETHER_HDR_LEN);
+	struct rte_ipv6_hdr *ip =
+		rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *, RTE_ETHER_HDR_LEN);
 	if (unlikely((rte_be_to_cpu_32(ip->vtc_flow) >> 28) != 6)) {
 		dp_drop(w, m, RT_DROP_VERSION);
 		return NULL;

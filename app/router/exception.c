@@ -11,7 +11,7 @@
 
 #include "router.h"
 
-#define ORIGIN_NEIGH 253 /* host routes the router keeps for resolved neighbours */
+#define ORIGIN_NEIGH 253        /* host routes the router keeps for resolved neighbours */
 #define HOST_METRIC 0xfffffffeu /* below any route an operator adds for the host */
 
 static uint64_t
@@ -49,8 +49,7 @@ tx_resolved(struct router *r, struct rte_mbuf *m, uint16_t port, const uint8_t m
 /* The neighbour a punted packet waits for: the nexthop's gateway, or for
  * a connected destination the destination itself. */
 static bool
-neighbour_of(struct router *r, struct rte_mbuf *m, uint32_t nh, bool connected,
-	     struct neigh_key *k)
+neighbour_of(struct router *r, struct rte_mbuf *m, uint32_t nh, bool connected, struct neigh_key *k)
 {
 	struct nh_info info;
 	if (nh_get(r->nh, nh, &info) != 0)
@@ -171,7 +170,8 @@ nd_in(struct router *r, struct rte_mbuf *m, uint16_t in)
 	}
 	/* Answer: solicited to the asker, or to all nodes for a duplicate
 	 * address probe (RFC 4861 7.2.4). We are a router. */
-	struct neigh_nd na = {.type = NEIGH_ND_NA, .has_lladdr = true,
+	struct neigh_nd na = {.type = NEIGH_ND_NA,
+			      .has_lladdr = true,
 			      .flags = NEIGH_F_ROUTER | NEIGH_F_OVERRIDE};
 	memcpy(na.eth_src, &r->port[in].mac, 6);
 	memcpy(na.src, nd.target, 16);

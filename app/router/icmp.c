@@ -65,8 +65,7 @@ is_icmp4_error(const struct rte_ipv4_hdr *ip, uint32_t len)
 }
 
 static void
-error4(struct router *r, struct rte_mbuf *m, uint16_t in, uint8_t type, uint8_t code,
-       uint32_t info)
+error4(struct router *r, struct rte_mbuf *m, uint16_t in, uint8_t type, uint8_t code, uint32_t info)
 {
 	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
 	const struct rte_ipv4_hdr *oip = (const struct rte_ipv4_hdr *)(eth + 1);
@@ -122,8 +121,7 @@ icmp6_cksum(const struct rte_ipv6_hdr *ip, const uint8_t *icmp)
 }
 
 static void
-error6(struct router *r, struct rte_mbuf *m, uint16_t in, uint8_t type, uint8_t code,
-       uint32_t info)
+error6(struct router *r, struct rte_mbuf *m, uint16_t in, uint8_t type, uint8_t code, uint32_t info)
 {
 	const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
 	const struct rte_ipv6_hdr *oip = (const struct rte_ipv6_hdr *)(eth + 1);

@@ -50,8 +50,9 @@ setup_port(struct router *r, uint16_t id)
 		return rc;
 	uint16_t nq = (uint16_t)r->nb_workers;
 	if (info.max_rx_queues < nq || info.max_tx_queues < nq) {
-		fprintf(stderr, "routerd: port%u (%s) has %u RX and %u TX queues; %u workers need "
-				"%u of each (for net_af_packet: qpairs=%u)\n",
+		fprintf(stderr,
+			"routerd: port%u (%s) has %u RX and %u TX queues; %u workers need "
+			"%u of each (for net_af_packet: qpairs=%u)\n",
 			id, info.driver_name, info.max_rx_queues, info.max_tx_queues, nq, nq, nq);
 		return -EINVAL;
 	}
@@ -60,7 +61,8 @@ setup_port(struct router *r, uint16_t id)
 		/* Several workers: RSS spreads the flows over their queues. */
 		conf.rxmode.mq_mode = RTE_ETH_MQ_RX_RSS;
 		conf.rx_adv_conf.rss_conf.rss_hf =
-			info.flow_type_rss_offloads & (RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP);
+			info.flow_type_rss_offloads &
+			(RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP);
 	}
 	/* One RX and one TX queue per worker. */
 	if ((rc = rte_eth_dev_configure(id, nq, nq, &conf)) < 0)
@@ -125,8 +127,8 @@ setup_worker_io(struct router *r)
 			if (w->txb[p] == NULL)
 				return -ENOMEM;
 			rte_eth_tx_buffer_init(w->txb[p], RT_BURST);
-			rte_eth_tx_buffer_set_err_callback(w->txb[p], rte_eth_tx_buffer_count_callback,
-							   &w->tx_dropped[p]);
+			rte_eth_tx_buffer_set_err_callback(
+				w->txb[p], rte_eth_tx_buffer_count_callback, &w->tx_dropped[p]);
 		}
 	}
 	return 0;
@@ -139,13 +141,16 @@ setup_libs(struct router *r)
 	r->qsbr = rte_zmalloc("qsbr", sz, RTE_CACHE_LINE_SIZE);
 	if (r->qsbr == NULL || rte_rcu_qsbr_init(r->qsbr, r->nb_workers) != 0)
 		return -ENOMEM;
-	struct nh_conf nc = {.max_nexthops = NH_INDEX_MAX, .nb_workers = (uint16_t)r->nb_workers,
-			     .qsbr = r->qsbr, .hash_policy = r->conf.hash_policy};
+	struct nh_conf nc = {.max_nexthops = NH_INDEX_MAX,
+			     .nb_workers = (uint16_t)r->nb_workers,
+			     .qsbr = r->qsbr,
+			     .hash_policy = r->conf.hash_policy};
 	r->nh = nh_table_create(&nc);
 	if (r->nh == NULL)
 		return -errno;
 	/* The special nexthops every table's special routes answer with. */
-	static const uint8_t types[] = {NH_T_LOCAL, NH_T_BLACKHOLE, NH_T_UNREACHABLE, NH_T_PROHIBIT};
+	static const uint8_t types[] = {NH_T_LOCAL, NH_T_BLACKHOLE, NH_T_UNREACHABLE,
+					NH_T_PROHIBIT};
 	uint32_t *slot[] = {&r->nh_local, &r->nh_blackhole, &r->nh_unreachable, &r->nh_prohibit};
 	for (int i = 0; i < 4; i++) {
 		struct nh_spec s = {.type = types[i]};
@@ -222,8 +227,8 @@ main(int argc, char **argv)
 	rt_meta_offset = rte_mbuf_dynfield_register(&meta);
 	if (rt_meta_offset < 0)
 		return fail("mbuf metadata", -rte_errno);
-	r.pool = rte_pktmbuf_pool_create("pkts", r.conf.nb_mbufs, 256, 0,
-					 RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
+	r.pool = rte_pktmbuf_pool_create("pkts", r.conf.nb_mbufs, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+					 (int)rte_socket_id());
 	if (r.pool == NULL)
 		return fail("packet pool", -rte_errno);
 	int rc;

@@ -73,10 +73,10 @@ struct rt_wstats {
 } __rte_cache_aligned;
 
 struct rt_worker {
-	unsigned int id;    /* 0..nb_workers-1: QSBR thread id, queue index */
+	unsigned int id; /* 0..nb_workers-1: QSBR thread id, queue index */
 	unsigned int lcore;
-	struct rte_ring *exc;             /* to the control core */
-	const struct nh_dp *nh;           /* this worker's nexthop lines */
+	struct rte_ring *exc;   /* to the control core */
+	const struct nh_dp *nh; /* this worker's nexthop lines */
 	struct rte_eth_dev_tx_buffer *txb[RT_MAX_PORTS];
 	uint64_t tx_dropped[RT_MAX_PORTS]; /* written by the TX buffer callback */
 	struct rt_wstats st;
@@ -84,10 +84,10 @@ struct rt_worker {
 
 struct rt_port {
 	uint16_t id;
-	bool up;            /* administratively */
+	bool up; /* administratively */
 	uint16_t mtu;
 	struct rte_ether_addr mac;
-	char name[16];      /* port<N> */
+	char name[16]; /* port<N> */
 	char driver[32];
 };
 
@@ -101,14 +101,14 @@ struct rt_settings {
 	char socket_path[108];
 	char startup[4096];
 	char config[4096];
-	bool idle_backoff;       /* on by default */
-	uint32_t idle_sleep_us;  /* 100 */
-	uint32_t icmp_rate;      /* ICMP errors per second, 1000 */
-	uint32_t icmp_burst;     /* 50 */
-	uint32_t nb_mbufs;       /* 8191 */
+	bool idle_backoff;      /* on by default */
+	uint32_t idle_sleep_us; /* 100 */
+	uint32_t icmp_rate;     /* ICMP errors per second, 1000 */
+	uint32_t icmp_burst;    /* 50 */
+	uint32_t nb_mbufs;      /* 8191 */
 	uint16_t rx_desc, tx_desc;
-	uint32_t neigh_max;      /* 1024 */
-	uint8_t hash_policy;     /* enum nh_hash_policy */
+	uint32_t neigh_max;  /* 1024 */
+	uint8_t hash_policy; /* enum nh_hash_policy */
 };
 
 struct router {
@@ -143,8 +143,8 @@ struct router {
 
 /* Per-packet metadata a worker leaves for the control core. */
 struct rt_meta {
-	uint32_t nh;     /* the nexthop the lookup chose */
-	uint8_t reason;  /* enum rt_punt */
+	uint32_t nh;    /* the nexthop the lookup chose */
+	uint8_t reason; /* enum rt_punt */
 	uint8_t pad[3];
 };
 extern int rt_meta_offset;
@@ -194,8 +194,7 @@ struct rt_buf {
 void rt_buf_printf(struct rt_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Run one line; leading "-j", "-4", "-6" flags are understood. On error
  * returns -errno with a one-line message in err and nothing applied. */
-int rt_cli_exec(struct router *r, const char *line, struct rt_buf *out, char *err,
-		size_t errlen);
+int rt_cli_exec(struct router *r, const char *line, struct rt_buf *out, char *err, size_t errlen);
 
 /* telemetry.c */
 void rt_telemetry_init(struct router *r);

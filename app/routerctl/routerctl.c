@@ -35,7 +35,8 @@ connect_to(const char *path)
 	strcpy(sa.sun_path, path);
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		fprintf(stderr, "routerctl: cannot reach routerd at %s: %s\n", path, strerror(errno));
+		fprintf(stderr, "routerctl: cannot reach routerd at %s: %s\n", path,
+			strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return -1;
@@ -163,8 +164,8 @@ batch(int fd, const char *file, const char *prefix)
 		}
 		double t = now_s();
 		if (t - last >= 1.0) {
-			fprintf(stderr, "\rroutes: %lu sent, %lu done, %lu failed", sent, rd.answered,
-				rd.failed);
+			fprintf(stderr, "\rroutes: %lu sent, %lu done, %lu failed", sent,
+				rd.answered, rd.failed);
 			last = t;
 		}
 	}
@@ -175,8 +176,8 @@ batch(int fd, const char *file, const char *prefix)
 		fclose(in);
 	free(req_line);
 	if (rd.answered < sent) {
-		fprintf(stderr, "routerctl: connection lost after %lu of %lu commands\n", rd.answered,
-			sent);
+		fprintf(stderr, "routerctl: connection lost after %lu of %lu commands\n",
+			rd.answered, sent);
 		return 1;
 	}
 	return rd.failed ? 1 : 0;

@@ -45,6 +45,8 @@ expect_out "addr in JSON" '"family":"inet","local":"203.0.113.1","prefixlen":24'
 check "addr del" rc addr del 203.0.113.1/24 dev port1
 check "link set" rc link set port1 mtu 9000
 expect_out "link in JSON" '"ifname":"port1","flags":\["UP"\],"mtu":9000' rc -j link show
+expect_out "counters in DPDK telemetry" '"/router/stats": \{"rx": [0-9]+, "forwarded": [0-9]+' \
+	bash -c "echo /router/stats | dpdk-telemetry.py -f $NS_PREFIX"
 check "stats reset" rc stats reset
 expect_out "stats in JSON" '"total.rx":0' rc -j stats
 

@@ -80,3 +80,43 @@ done_tests() {
 	echo "  $((CHECKS - FAILS)) of $CHECKS checks passed"
 	[ "$FAILS" -eq 0 ]
 }
+
+# Three hosts: h1 on port0, h2 on port1, h3 on port2. h2 and h3 both hold
+# 203.0.113.1 (on lo) and route back through the router: two paths to one
+# destination, as the kernel's router_multipath.sh builds them.
+three_hosts() {
+	two_hosts
+	ns_link h3
+	ns_addr h3 198.18.0.2/24 198.18.0.1
+	ns_addr h1 192.0.2.3/24
+	for h in h2 h3; do
+		ns_exec $h ip addr add 203.0.113.1/32 dev lo
+	done
+	cat >>"$WORK/startup" <<EOS
+addr add 198.18.0.1/24 dev port2
+EOS
+}
+
+flows() { ns_exec h1 python3 "$ROOT/tests/integration/udp_flows.py" "$@"; }
+
+# receive HOST PORT SECONDS: start a UDP receiver in the background;
+# its records go to $WORK/HOST.rx. wait_bg waits for the receivers and
+# senders started since (a bare `wait` would wait for routerd too).
+BG=()
+receive() {
+	ns_exec "$1" python3 "$ROOT/tests/integration/udp_flows.py" recv "$2" "$WORK/$1.rx" "$3" &
+	BG+=($!)
+	sleep 0.5
+}
+
+background() {
+	"$@" &
+	BG+=($!)
+}
+
+wait_bg() {
+	for p in "${BG[@]}"; do
+		wait "$p" 2>/dev/null
+	done
+	BG=()
+}

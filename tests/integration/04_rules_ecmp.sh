@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Policy routing by source, and ECMP over two gateways with a resilient
+# nexthop group: many UDP flows split within 15% of half each, every flow
+# on one path only, nothing lost.
+. "$(dirname "$0")/lib.sh"
+three_hosts
+start_router
+# Resolve both gateways first, so that no flow waits in a queue.
+check "h2 reachable" ns_exec h1 ping -c 2 -i 0.2 -W 2 198.51.100.2
+check "h3 reachable" ns_exec h1 ping -c 2 -i 0.2 -W 2 198.18.0.2
+
+echo "a policy rule by source"
+rc route add 203.0.113.0/24 via 198.51.100.2
+rc route add 203.0.113.0/24 via 198.18.0.2 table 100
+check "rule from 192.0.2.3 lookup 100" rc rule add priority 100 from 192.0.2.3/32 table 100
+receive h2 5000 4
+receive h3 5000 4
+flows send 203.0.113.1 5000 5 4 192.0.2.2 200 >/dev/null
+flows send 203.0.113.1 5000 5 4 192.0.2.3 200 >/dev/null
+wait_bg
+check "h2 got 192.0.2.2's packets, all of them" test "$(grep -c '^192.0.2.2 ' "$WORK/h2.rx")" -eq 20
+check "h3 got 192.0.2.3's packets, all of them" test "$(grep -c '^192.0.2.3 ' "$WORK/h3.rx")" -eq 20
+check "and not the other's" test "$(grep -c '^192.0.2.3 ' "$WORK/h2.rx"; grep -c '^192.0.2.2 ' "$WORK/h3.rx")" = "$(printf '0\n0')"
+check "rule del" rc rule del priority 100 from 192.0.2.3/32 table 100
+
+echo "ECMP over two gateways"
+rc nexthop add id 1 via 198.51.100.2 dev port1
+rc nexthop add id 2 via 198.18.0.2 dev port2
+check "group of two" rc nexthop add id 10 group 1/2
+check "route through the group" rc route replace 203.0.113.0/24 nhid 10
+receive h2 5000 8
+receive h3 5000 8
+sent=$(flows send 203.0.113.1 5000 400 3 - 2000)
+wait_bg
+n2=$(awk '{print $2}' "$WORK/h2.rx" | sort -u | wc -l)
+n3=$(awk '{print $2}' "$WORK/h3.rx" | sort -u | wc -l)
+both=$(cat <(awk '{print $2}' "$WORK/h2.rx" | sort -u) <(awk '{print $2}' "$WORK/h3.rx" | sort -u) | sort | uniq -d | wc -l)
+got=$(($(wc -l <"$WORK/h2.rx") + $(wc -l <"$WORK/h3.rx")))
+echo "  $sent sent, $got received; flows: $n2 via h2, $n3 via h3, $both on both"
+check "nothing lost" test "$got" -eq "$sent"
+check "each flow on one path" test "$both" -eq 0
+check "h2's share within 15% of half" test "$n2" -ge 170 -a "$n2" -le 230
+check "h3's share within 15% of half" test "$n3" -ge 170 -a "$n3" -le 230
+done_tests
