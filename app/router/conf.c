@@ -82,6 +82,12 @@ apply(struct rt_settings *s, const char *key, const char *val)
 	} else if (strcmp(key, "neigh-max") == 0) {
 		if (set_u32(val, 16, 1u << 20, &s->neigh_max) < 0)
 			return "expected 16..1048576";
+	} else if (strcmp(key, "neigh-reachable-ms") == 0) {
+		if (set_u32(val, 100, 3600000, &s->neigh_reachable_ms) < 0)
+			return "expected 100..3600000";
+	} else if (strcmp(key, "neigh-gc-stale-ms") == 0) {
+		if (set_u32(val, 100, 3600000, &s->neigh_gc_stale_ms) < 0)
+			return "expected 100..3600000";
 	} else if (strcmp(key, "hash-policy") == 0) {
 		if (strcmp(val, "l3") == 0)
 			s->hash_policy = NH_HASH_L3;
@@ -132,7 +138,7 @@ usage(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s [EAL options] -- [--socket PATH] [--config FILE] [--startup FILE]\n"
-		"          [--no-idle-backoff] [--hash-policy l3|l4]\n"
+		"          [--no-idle-backoff] [--hash-policy l3|l4] [--set KEY=VALUE]...\n"
 		"Every probed ethdev becomes port<N>. The EAL main lcore is the control core;\n"
 		"every other lcore is a worker (at least one). See docs/operations.md.\n",
 		prog);
@@ -147,6 +153,7 @@ conf_options(struct rt_settings *s, int argc, char **argv)
 		{"startup", required_argument, NULL, 'S'},
 		{"no-idle-backoff", no_argument, NULL, 'n'},
 		{"hash-policy", required_argument, NULL, 'h'},
+		{"set", required_argument, NULL, 'k'},
 		{"help", no_argument, NULL, 'H'},
 		{NULL, 0, NULL, 0},
 	};
@@ -173,6 +180,18 @@ conf_options(struct rt_settings *s, int argc, char **argv)
 		case 'h':
 			why = apply(s, "hash-policy", optarg);
 			break;
+		case 'k': { /* --set KEY=VALUE: any config file setting */
+			char key[64];
+			const char *eq = strchr(optarg, '=');
+			if (eq == NULL || (size_t)(eq - optarg) >= sizeof(key)) {
+				why = "expected KEY=VALUE";
+				break;
+			}
+			memcpy(key, optarg, (size_t)(eq - optarg));
+			key[eq - optarg] = 0;
+			why = apply(s, key, eq + 1);
+			break;
+		}
 		default:
 			usage(argv[0]);
 			return -EINVAL;

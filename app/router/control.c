@@ -229,7 +229,7 @@ rt_control_run(struct router *r)
 	}
 	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL};
 	epoll_ctl(epfd, EPOLL_CTL_ADD, listen_fd, &ev);
-	uint64_t next_timer = 0;
+	uint64_t next_timer = 0, next_touch = 0;
 	while (!r->quit) {
 		struct epoll_event evs[32];
 		int n = epoll_wait(epfd, evs, 32, 1);
@@ -255,6 +255,10 @@ rt_control_run(struct router *r)
 		}
 		drain_exceptions(r);
 		uint64_t now = now_ms();
+		if (now >= next_touch) {
+			rt_neigh_touch_used(r, now);
+			next_touch = now + 1000;
+		}
 		if (now >= next_timer) {
 			uint64_t due = neigh_timer(r->neigh, now);
 			next_timer = due ? due : now + 1000;

@@ -38,9 +38,10 @@ dp_punt(struct rt_worker *w, struct rte_mbuf *m, enum rt_punt why, uint32_t nh)
 /* Write this core's prebuilt Ethernet header (14 of its 16 bytes) and
  * queue the packet on the egress port's TX buffer. */
 static inline void
-dp_send(struct rt_worker *w, struct rte_mbuf *m, __m128i hdr, uint16_t port)
+dp_send(struct rt_worker *w, struct rte_mbuf *m, __m128i hdr, uint16_t port, uint32_t nh)
 {
 	uint8_t h[16];
+	w->nh_used[nh]++; /* this worker's own array */
 	_mm_storeu_si128((__m128i *)h, hdr);
 	memcpy(rte_pktmbuf_mtod(m, uint8_t *), h, RTE_ETHER_HDR_LEN);
 	w->st.fwd++;

@@ -142,7 +142,7 @@ act4(const struct router *r, struct rt_worker *w, struct rte_mbuf *m, struct rte
 	uint16_t old = (uint16_t)(ip->time_to_live << 8 | ip->next_proto_id);
 	ip->time_to_live--;
 	ip->hdr_checksum = dp_csum_update(ip->hdr_checksum, old, (uint16_t)(old - 0x100));
-	dp_send(w, m, hdr, d->port);
+	dp_send(w, m, hdr, d->port, nh);
 }
 
 void

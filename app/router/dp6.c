@@ -118,7 +118,7 @@ act6(const struct router *r, struct rt_worker *w, struct rte_mbuf *m, struct rte
 		return;
 	}
 	ip->hop_limits--; /* no header checksum in IPv6 */
-	dp_send(w, m, hdr, d->port);
+	dp_send(w, m, hdr, d->port, nh);
 }
 
 void

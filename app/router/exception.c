@@ -416,3 +416,28 @@ const struct neigh_ops rt_neigh_ops = {
 	.failed = cb_failed,
 	.drop = cb_drop,
 };
+
+/*
+ * NUD wants to know which neighbours traffic uses: a STALE entry in use
+ * goes to DELAY then PROBE and is confirmed, an unused one is collected.
+ * Workers never touch neighbour state, so they count packets per nexthop
+ * in arrays of their own, and once a second the control core tells the
+ * neighbour table about every gateway whose count moved.
+ */
+void
+rt_neigh_touch_used(struct router *r, uint64_t now)
+{
+	for (uint32_t i = 1; i <= NH_INDEX_MAX; i++) {
+		uint32_t sum = 0;
+		for (unsigned int w = 0; w < r->nb_workers; w++)
+			sum += __atomic_load_n(&r->worker[w].nh_used[i], __ATOMIC_RELAXED);
+		if (sum == r->nh_used_seen[i])
+			continue;
+		r->nh_used_seen[i] = sum;
+		struct nh_info info;
+		if (nh_get(r->nh, i, &info) != 0 || info.spec.type != NH_T_GATEWAY)
+			continue;
+		struct neigh_key k = neigh_key(info.spec.port, info.spec.family, info.spec.gw);
+		neigh_touch(r->neigh, &k, now);
+	}
+}

@@ -17,6 +17,7 @@
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 #include <rte_mbuf_dyn.h>
+#include <rte_pdump.h>
 #include <rte_rcu_qsbr.h>
 #include <rte_ring.h>
 
@@ -121,6 +122,11 @@ setup_worker_io(struct router *r)
 		if (w->exc == NULL)
 			return -rte_errno;
 		w->nh = nh_worker_view(r->nh, i);
+		w->nh_used = rte_zmalloc_socket("nh_used", sizeof(uint32_t) * (NH_INDEX_MAX + 1),
+						RTE_CACHE_LINE_SIZE,
+						(int)rte_lcore_to_socket_id(w->lcore));
+		if (w->nh_used == NULL)
+			return -ENOMEM;
 		for (uint16_t p = 0; p < r->nb_ports; p++) {
 			w->txb[p] = rte_zmalloc_socket("txb", RTE_ETH_TX_BUFFER_SIZE(RT_BURST), 0,
 						       rte_eth_dev_socket_id(p));
@@ -174,6 +180,8 @@ setup_libs(struct router *r)
 		return -errno;
 	r->main = fib_table_lookup(r->fib, FIB_TABLE_MAIN);
 	struct neigh_conf ng = {.max_entries = r->conf.neigh_max,
+				.base_reachable_ms = r->conf.neigh_reachable_ms,
+				.gc_stale_ms = r->conf.neigh_gc_stale_ms,
 				.max_incomplete = r->conf.neigh_max / 4 ? r->conf.neigh_max / 4 : 1,
 				.seed = rte_rdtsc()};
 	r->neigh = neigh_create(&ng, &rt_neigh_ops, r);
@@ -250,6 +258,9 @@ main(int argc, char **argv)
 	}
 	if (r.nb_ports == 0)
 		fprintf(stderr, "routerd: no ports (give EAL --vdev or a PCI device)\n");
+	r.nh_used_seen = calloc(NH_INDEX_MAX + 1, sizeof(uint32_t));
+	if (r.nh_used_seen == NULL)
+		return fail("nexthop use counters", -ENOMEM);
 	r.ctl_tx = rte_ring_create("ctl_tx", 4096, (int)rte_socket_id(),
 				   RING_F_SP_ENQ | RING_F_SC_DEQ);
 	if (r.ctl_tx == NULL)
@@ -264,6 +275,10 @@ main(int argc, char **argv)
 	running = &r;
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	/* dpdk-dumpcap can capture on any port (a secondary process). */
+	if (rte_pdump_init() != 0)
+		fprintf(stderr, "routerd: packet capture unavailable: %s\n",
+			rte_strerror(rte_errno));
 	rte_eal_mp_remote_launch(rt_worker_main, &r, SKIP_MAIN);
 	printf("routerd: %u ports, %u workers, socket %s\n", r.nb_ports, r.nb_workers,
 	       r.conf.socket_path);
@@ -275,6 +290,7 @@ main(int argc, char **argv)
 		rte_eth_dev_stop(p);
 		rte_eth_dev_close(p);
 	}
+	rte_pdump_uninit();
 	neigh_free(r.neigh);
 	fib_free(r.fib);
 	nh_table_free(r.nh);

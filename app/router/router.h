@@ -79,6 +79,10 @@ struct rt_worker {
 	const struct nh_dp *nh; /* this worker's nexthop lines */
 	struct rte_eth_dev_tx_buffer *txb[RT_MAX_PORTS];
 	uint64_t tx_dropped[RT_MAX_PORTS]; /* written by the TX buffer callback */
+	/* Packets forwarded per nexthop index: the control core reads them to
+	 * learn which neighbours are in use (NUD needs it, and workers never
+	 * touch neighbour state). */
+	uint32_t *nh_used;
 	struct rt_wstats st;
 } __rte_cache_aligned;
 
@@ -107,8 +111,10 @@ struct rt_settings {
 	uint32_t icmp_burst;    /* 50 */
 	uint32_t nb_mbufs;      /* 8191 */
 	uint16_t rx_desc, tx_desc;
-	uint32_t neigh_max;  /* 1024 */
-	uint8_t hash_policy; /* enum nh_hash_policy */
+	uint32_t neigh_max;          /* 1024 */
+	uint32_t neigh_reachable_ms; /* 0: the library default (30 s) */
+	uint32_t neigh_gc_stale_ms;  /* 0: the library default (60 s) */
+	uint8_t hash_policy;         /* enum nh_hash_policy */
 };
 
 struct router {
@@ -133,6 +139,7 @@ struct router {
 	uint32_t nh_local, nh_blackhole, nh_unreachable, nh_prohibit, nh_rule_unreachable;
 	unsigned int nb_addrs;
 	struct rt_addr addr[RT_MAX_ADDRS];
+	uint32_t *nh_used_seen; /* the control core's last sum, per nexthop */
 	/* Control core counters. */
 	uint64_t icmp_sent, icmp_ratelimited, exc_unhandled, neigh_refused;
 	/* stats reset: what to subtract (workers own their counters). */
@@ -159,6 +166,8 @@ int rt_worker_main(void *arg);
 
 /* control.c */
 int rt_control_run(struct router *r);
+/* Tell the neighbour table which gateways traffic used since last time. */
+void rt_neigh_touch_used(struct router *r, uint64_t now_ms);
 /* Transmit one packet on a port from the control core (through worker 0). */
 void rt_ctl_tx(struct router *r, uint16_t port, struct rte_mbuf *m);
 
