@@ -103,7 +103,7 @@ nexthop_add(struct cli *c)
 		return cli_fail(c, EEXIST, "nexthop add: id %u exists", id);
 	if (rc < 0)
 		return cli_fail(c, -rc, "nexthop add: %s", strerror(-rc));
-	/* A gateway already resolved: publish its header now. */
+	/* A gateway already resolved: the new nexthop gets its header now. */
 	struct neigh_info ni;
 	struct neigh_key k = neigh_key(s.port, s.family, s.gw);
 	if (s.type == NH_T_GATEWAY && neigh_get(r->neigh, &k, &ni) == 0 &&

@@ -20,12 +20,22 @@
 static const char *const type_names[FIB_RT_COUNT] = {"unicast", "local", "blackhole", "unreachable",
 						     "prohibit"};
 
+/* One path of a multipath route: `nexthop via ADDR [dev PORT] [weight W]`. */
+struct path {
+	struct fib_prefix via;
+	bool has_dev;
+	uint16_t dev;
+	uint32_t weight;
+};
+
 struct route_args {
 	struct fib_route r;
 	bool has_metric, has_via, has_dev, has_nhid, onlink;
 	struct fib_prefix via;
 	uint16_t dev;
 	uint32_t nhid;
+	unsigned int npaths;
+	struct path path[NH_GROUP_MEMBERS_MAX];
 };
 
 static int
@@ -65,6 +75,36 @@ parse_route(struct cli *c, const char *what, struct route_args *a, bool need_pre
 			rc = cli_parse_table(c, cli_next(c), &a->r.table);
 		} else if (strcmp(w, "onlink") == 0) {
 			a->onlink = true;
+		} else if (strcmp(w, "nexthop") == 0) {
+			if (a->npaths == NH_GROUP_MEMBERS_MAX)
+				return cli_fail(c, EINVAL, "%s: too many nexthops", what);
+			struct path *p = &a->path[a->npaths++];
+			p->weight = 1;
+			/* Its words: via, dev, weight, until the next keyword. */
+			while (c->pos < c->argc) {
+				const char *k = c->argv[c->pos];
+				if (strcmp(k, "via") == 0) {
+					c->pos++;
+					rc = cli_parse_addr(c, what, cli_next(c), a->r.dst.family,
+							    &p->via);
+				} else if (strcmp(k, "dev") == 0) {
+					c->pos++;
+					rc = cli_parse_port(c, cli_next(c), &p->dev);
+					p->has_dev = true;
+				} else if (strcmp(k, "weight") == 0) {
+					c->pos++;
+					rc = cli_parse_u32(c, "weight", cli_next(c), 255,
+							   &p->weight);
+					if (rc == 0 && p->weight == 0)
+						rc = cli_fail(c, EINVAL, "%s: weight 0", what);
+				} else {
+					break;
+				}
+				if (rc < 0)
+					return rc;
+			}
+			if (p->via.family == 0)
+				return cli_fail(c, EINVAL, "%s: nexthop without via", what);
 		} else {
 			return cli_fail(c, EINVAL, "%s: unknown argument '%s'", what, w);
 		}
@@ -102,11 +142,86 @@ on_link(const struct router *r, uint16_t port, const struct fib_prefix *addr)
 	return false;
 }
 
+/* An implicit gateway nexthop for via (and dev, found from via when not
+ * given), with a reference taken. */
+static int
+gateway_nexthop(struct cli *c, const char *what, const struct fib_prefix *via, bool has_dev,
+		uint16_t dev, bool onlink, uint32_t *index)
+{
+	struct router *r = c->r;
+	uint8_t gw[16] = {0};
+	if (via->family == FIB_AF_INET) {
+		uint32_t be = rte_cpu_to_be_32(via->addr.v4);
+		memcpy(gw, &be, 4);
+	} else {
+		memcpy(gw, via->addr.v6, 16);
+	}
+	if (rt_addr_is_local(r, via->family, gw))
+		return cli_fail(c, EINVAL, "%s: gateway is a local address", what);
+	if (!has_dev) {
+		for (uint16_t p = 0; p < r->nb_ports && !has_dev; p++)
+			if (on_link(r, p, via)) {
+				dev = p;
+				has_dev = true;
+			}
+		if (!has_dev)
+			return cli_fail(c, ENETUNREACH, "%s: gateway not on a connected network",
+					what);
+	} else if (!onlink && !on_link(r, dev, via)) {
+		return cli_fail(c, ENETUNREACH,
+				"%s: gateway not on a connected network of %s (use onlink)", what,
+				r->port[dev].name);
+	}
+	struct nh_spec s = {.type = NH_T_GATEWAY, .family = via->family, .port = dev};
+	memcpy(s.gw, gw, 16);
+	int rc = nh_add(r->nh, &s, index);
+	if (rc < 0)
+		return cli_fail(c, -rc, "%s: nexthop: %s", what, strerror(-rc));
+	/* Already resolved: the new nexthop gets its header now. */
+	struct neigh_info ni;
+	struct neigh_key k = neigh_key(dev, via->family, gw);
+	if (neigh_get(r->neigh, &k, &ni) == 0 && ni.state != NEIGH_INCOMPLETE &&
+	    ni.state != NEIGH_FAILED)
+		nh_neigh_update(r->nh, dev, via->family, gw, ni.mac);
+	return 0;
+}
+
+/* A multipath route's own group of its paths, with a reference taken. */
+static int
+multipath_nexthop(struct cli *c, const char *what, struct route_args *a)
+{
+	struct nh_member m[NH_GROUP_MEMBERS_MAX];
+	unsigned int k;
+	int rc = 0;
+	for (k = 0; k < a->npaths && rc == 0; k++) {
+		const struct path *p = &a->path[k];
+		rc = gateway_nexthop(c, what, &p->via, p->has_dev, p->dev, a->onlink, &m[k].index);
+		m[k].weight = (uint16_t)p->weight;
+	}
+	if (rc == 0) {
+		rc = nh_group_add(c->r->nh, m, a->npaths, &a->r.nh);
+		if (rc < 0)
+			rc = cli_fail(c, -rc, "%s: nexthops: %s", what,
+				      rc == -EINVAL ? "the same path twice" : strerror(-rc));
+	} else {
+		k--; /* the failed one took no reference */
+	}
+	/* The group holds the paths now (or, on error, nothing does). */
+	for (unsigned int i = 0; i < k; i++)
+		nh_unref(c->r->nh, m[i].index);
+	return rc;
+}
+
 /* The nexthop a unicast route gets, with a reference taken. */
 static int
 route_nexthop(struct cli *c, const char *what, struct route_args *a)
 {
 	struct router *r = c->r;
+	if (a->npaths > 0) {
+		if (a->has_via || a->has_dev || a->has_nhid)
+			return cli_fail(c, EINVAL, "%s: nexthop excludes via, dev and nhid", what);
+		return multipath_nexthop(c, what, a);
+	}
 	if (a->has_nhid) {
 		if (a->has_via || a->has_dev)
 			return cli_fail(c, EINVAL, "%s: nhid excludes via and dev", what);
@@ -116,37 +231,13 @@ route_nexthop(struct cli *c, const char *what, struct route_args *a)
 		return 0;
 	}
 	if (!a->has_via && !a->has_dev)
-		return cli_fail(c, EINVAL, "%s: 'via ADDR', 'dev PORT' or 'nhid ID' expected",
+		return cli_fail(c, EINVAL,
+				"%s: 'via ADDR', 'dev PORT', 'nhid ID' or 'nexthop ...' "
+				"expected",
 				what);
-	struct nh_spec s = {.type = NH_T_CONNECTED, .family = a->r.dst.family};
-	if (a->has_via) {
-		uint8_t gw[16] = {0};
-		if (a->via.family == FIB_AF_INET) {
-			uint32_t be = rte_cpu_to_be_32(a->via.addr.v4);
-			memcpy(gw, &be, 4);
-		} else {
-			memcpy(gw, a->via.addr.v6, 16);
-		}
-		if (rt_addr_is_local(r, a->via.family, gw))
-			return cli_fail(c, EINVAL, "%s: gateway is a local address", what);
-		if (!a->has_dev) {
-			for (uint16_t p = 0; p < r->nb_ports && !a->has_dev; p++)
-				if (on_link(r, p, &a->via)) {
-					a->dev = p;
-					a->has_dev = true;
-				}
-			if (!a->has_dev)
-				return cli_fail(c, ENETUNREACH,
-						"%s: gateway not on a connected network", what);
-		} else if (!a->onlink && !on_link(r, a->dev, &a->via)) {
-			return cli_fail(c, ENETUNREACH,
-					"%s: gateway not on a connected network of %s (use onlink)",
-					what, r->port[a->dev].name);
-		}
-		s.type = NH_T_GATEWAY;
-		memcpy(s.gw, gw, 16);
-	}
-	s.port = a->dev;
+	if (a->has_via)
+		return gateway_nexthop(c, what, &a->via, a->has_dev, a->dev, a->onlink, &a->r.nh);
+	struct nh_spec s = {.type = NH_T_CONNECTED, .family = a->r.dst.family, .port = a->dev};
 	int rc = nh_add(r->nh, &s, &a->r.nh);
 	if (rc < 0)
 		return cli_fail(c, -rc, "%s: nexthop: %s", what, strerror(-rc));
@@ -240,6 +331,30 @@ origin_name(uint8_t o, char *buf, size_t len)
 	}
 }
 
+/* The paths of a multipath route, as ip route shows them. */
+static void
+show_paths(struct cli *c, const struct nh_info *g)
+{
+	if (c->json)
+		rt_buf_printf(c->out, ",\"nexthops\":[");
+	for (uint16_t k = 0; k < g->nb_members; k++) {
+		struct nh_info m;
+		char gw[64] = "";
+		if (nh_get(c->r->nh, g->m[k].index, &m) != 0)
+			continue;
+		cli_fmt_addr(m.spec.family, m.spec.gw, gw, sizeof(gw));
+		if (c->json)
+			rt_buf_printf(c->out, "%s{\"gateway\":\"%s\",\"dev\":\"%s\",\"weight\":%u}",
+				      k ? "," : "", gw, c->r->port[m.spec.port].name,
+				      g->m[k].weight);
+		else
+			rt_buf_printf(c->out, "\tnexthop via %s dev %s weight %u\n", gw,
+				      c->r->port[m.spec.port].name, g->m[k].weight);
+	}
+	if (c->json)
+		rt_buf_printf(c->out, "]");
+}
+
 static int
 show_route(const struct fib_route *rt, void *arg)
 {
@@ -269,6 +384,7 @@ show_route(const struct fib_route *rt, void *arg)
 	}
 	const char *proto = origin_name(rt->origin, ob, sizeof(ob));
 	cli_fmt_table(rt->table, tb, sizeof(tb));
+	bool multipath = has_nh && nh.spec.type == NH_T_GROUP && nh.spec.id == 0;
 	if (c->json) {
 		rt_buf_printf(c->out, "%s{\"type\":\"%s\",\"dst\":\"%s\"", s->first ? "" : ",",
 			      type_names[rt->type], dst);
@@ -278,6 +394,8 @@ show_route(const struct fib_route *rt, void *arg)
 			rt_buf_printf(c->out, ",\"dev\":\"%s\"", dev);
 		if (has_nh && nh.spec.id)
 			rt_buf_printf(c->out, ",\"nhid\":%u", nh.spec.id);
+		if (multipath)
+			show_paths(c, &nh);
 		rt_buf_printf(c->out, ",\"protocol\":\"%s\",\"metric\":%u,\"table\":\"%s\"}", proto,
 			      rt->metric, tb);
 	} else {
@@ -301,6 +419,8 @@ show_route(const struct fib_route *rt, void *arg)
 		if (rt->table != FIB_TABLE_MAIN)
 			rt_buf_printf(c->out, " table %s", tb);
 		rt_buf_printf(c->out, "\n");
+		if (multipath)
+			show_paths(c, &nh);
 	}
 	s->first = false;
 	return 0;

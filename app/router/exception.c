@@ -77,8 +77,11 @@ resolve(struct router *r, struct rte_mbuf *m, uint32_t nh, bool connected)
 	}
 	int rc = neigh_resolve(r->neigh, &k, m, now_ms(), mac);
 	if (rc == 0) {
-		/* Usable already (the worker saw the header just before it was
-		 * published, or a STALE entry): send it now. */
+		/* Usable already: the worker saw the header just before it was
+		 * published, or this nexthop (or host) is new to a known
+		 * neighbour. Publish, so the next packets stay on the fast
+		 * path, and send this one. */
+		rt_neigh_ops.changed(r, &k, mac);
 		tx_resolved(r, m, k.port, mac);
 	} else if (rc != -EAGAIN) {
 		r->neigh_refused++;

@@ -218,7 +218,8 @@ main(int argc, char **argv)
 {
 	int n = rte_eal_init(argc, argv);
 	if (n < 0) {
-		fprintf(stderr, "routerd: EAL: %s\n", rte_strerror(rte_errno));
+		fprintf(stderr, "routerd: EAL initialisation failed%s%s\n", rte_errno ? ": " : "",
+			rte_errno ? rte_strerror(rte_errno) : " (see above)");
 		return 1;
 	}
 	argv[n] = argv[0];

@@ -135,19 +135,12 @@ members_valid(const struct nh_table *t, const struct nh_member *m, unsigned int 
 	return 0;
 }
 
-int
-nh_group_set(struct nh_table *t, uint32_t id, const struct nh_member *m, unsigned int n,
-	     uint32_t *index)
+/* Create (created: true) or update group g with members m. */
+static int
+group_apply(struct nh_table *t, uint32_t id, const struct nh_member *m, unsigned int n,
+	    uint32_t *index, bool created, uint32_t g)
 {
-	if (id == 0 || m == NULL || index == NULL)
-		return -EINVAL;
-	int rc = members_valid(t, m, n);
-	if (rc < 0)
-		return rc;
-	uint32_t g;
-	bool created = nh_lookup_id(t, id, &g) != 0;
-	if (!created && t->obj[g].spec.type != NH_T_GROUP)
-		return -EEXIST; /* the id names a plain nexthop */
+	int rc;
 	struct nh_member *copy = malloc(sizeof(*copy) * n);
 	if (copy == NULL)
 		return -ENOMEM;
@@ -172,11 +165,38 @@ nh_group_set(struct nh_table *t, uint32_t id, const struct nh_member *m, unsigne
 	free(o->members);
 	o->members = copy;
 	o->nb_members = (uint16_t)n;
-	if (created)
+	if (created) {
+		t->obj[g].route_refs = id == 0; /* an implicit group: the caller's */
 		nh_publish(t, g);
+	}
 	publish_buckets(t, g, b);
 	*index = g;
 	return 0;
+}
+
+int
+nh_group_set(struct nh_table *t, uint32_t id, const struct nh_member *m, unsigned int n,
+	     uint32_t *index)
+{
+	if (id == 0 || m == NULL || index == NULL)
+		return -EINVAL;
+	int rc = members_valid(t, m, n);
+	if (rc < 0)
+		return rc;
+	uint32_t g;
+	bool created = nh_lookup_id(t, id, &g) != 0;
+	if (!created && t->obj[g].spec.type != NH_T_GROUP)
+		return -EEXIST; /* the id names a plain nexthop */
+	return group_apply(t, id, m, n, index, created, g);
+}
+
+int
+nh_group_add(struct nh_table *t, const struct nh_member *m, unsigned int n, uint32_t *index)
+{
+	if (m == NULL || index == NULL)
+		return -EINVAL;
+	int rc = members_valid(t, m, n);
+	return rc < 0 ? rc : group_apply(t, 0, m, n, index, true, 0);
 }
 
 int
@@ -239,8 +259,14 @@ void
 nh_group_retire(struct nh_table *t, uint32_t index)
 {
 	struct nh_obj *o = &t->obj[index];
-	for (uint16_t k = 0; k < o->nb_members; k++)
-		t->obj[o->members[k].index].group_refs--;
+	for (uint16_t k = 0; k < o->nb_members; k++) {
+		uint32_t mi = o->members[k].index;
+		struct nh_obj *mo = &t->obj[mi];
+		mo->group_refs--;
+		/* An implicit member held by nothing else goes too. */
+		if (mo->spec.id == 0 && mo->route_refs == 0 && mo->group_refs == 0)
+			nh_index_free(t, mi);
+	}
 	free(o->members);
 	o->members = NULL;
 	o->nb_members = 0;

@@ -122,6 +122,14 @@ int nh_add(struct nh_table *t, const struct nh_spec *spec, uint32_t *index);
 int nh_group_set(struct nh_table *t, uint32_t id, const struct nh_member *m, unsigned int n,
 		 uint32_t *index);
 
+/**
+ * Add an implicit ECMP group (a route's inline `nexthop via ... nexthop
+ * via ...`): never shared, the caller gets its one reference, and it goes
+ * with it, together with implicit members no longer used.
+ * @return as nh_group_set.
+ */
+int nh_group_add(struct nh_table *t, const struct nh_member *m, unsigned int n, uint32_t *index);
+
 /** Take and drop a route's reference to an index. An implicit nexthop is
  * freed with its last reference. */
 void nh_ref(struct nh_table *t, uint32_t index);

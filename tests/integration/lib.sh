@@ -18,6 +18,7 @@ finish() {
 	rm -rf "$WORK"
 }
 trap finish EXIT
+ns_cleanup # what an interrupted earlier run may have left
 
 rc() { "$BUILD/app/routerctl" -s "$SOCK" "$@"; }
 

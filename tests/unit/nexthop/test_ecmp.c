@@ -212,6 +212,43 @@ test_l3_policy_and_errors(void **state)
 	nh_table_free(t);
 }
 
+static void
+test_implicit_group_lifecycle(void **state)
+{
+	(void)state;
+	struct nh_conf c = {.max_nexthops = 64, .nb_workers = 1};
+	struct nh_table *t = nh_table_create(&c);
+	uint32_t a, b, g;
+	struct nh_spec sa = {.type = NH_T_GATEWAY, .family = 2, .gw = {10, 0, 0, 1}};
+	struct nh_spec sb = {.type = NH_T_GATEWAY, .family = 2, .gw = {10, 0, 0, 2}};
+	assert_int_equal(nh_add(t, &sa, &a), 0);
+	assert_int_equal(nh_add(t, &sb, &b), 0);
+	struct nh_member m[2] = {{a, 2}, {b, 1}};
+	assert_int_equal(nh_group_add(t, m, 2, &g), 0);
+	/* The route-building code drops its own references on the members:
+	 * the group keeps them. */
+	nh_unref(t, a);
+	nh_unref(t, b);
+	struct nh_info info;
+	assert_int_equal(nh_get(t, a, &info), 0);
+	assert_int_equal(info.group_refs, 1);
+	assert_int_equal(nh_get(t, g, &info), 0);
+	assert_int_equal(info.spec.id, 0);
+	assert_int_equal(info.nb_members, 2);
+	/* A second route's group of the same members is its own. */
+	uint32_t g2;
+	assert_int_equal(nh_group_add(t, m, 2, &g2), 0);
+	assert_int_not_equal(g, g2);
+	nh_unref(t, g2);
+	assert_int_equal(nh_get(t, a, &info), 0);
+	/* The last route goes: the group and its members with it. */
+	nh_unref(t, g);
+	assert_int_equal(nh_get(t, g, &info), -ENOENT);
+	assert_int_equal(nh_get(t, a, &info), -ENOENT);
+	assert_int_equal(nh_get(t, b, &info), -ENOENT);
+	nh_table_free(t);
+}
+
 int
 main(void)
 {
@@ -219,6 +256,7 @@ main(void)
 		cmocka_unit_test(test_weighted_shares),
 		cmocka_unit_test(test_resilient_remove_and_add),
 		cmocka_unit_test(test_l3_policy_and_errors),
+		cmocka_unit_test(test_implicit_group_lifecycle),
 	};
 	return cmocka_run_group_tests_name("nexthop_ecmp", tests, setup_flows, teardown_flows);
 }
