@@ -51,6 +51,19 @@ ns_addr() {
 	return 0
 }
 
+# ns_two_hosts: the router and two hosts, h1 on port0 (192.0.2.2,
+# 2001:db8:1::2) and h2 on port1 (198.51.100.2, 2001:db8:2::2), each with
+# default routes via the router's .1 / ::1 on its link.
+ns_two_hosts() {
+	ns_router
+	ns_link h1
+	ns_link h2
+	ns_addr h1 192.0.2.2/24 192.0.2.1
+	ns_addr h1 2001:db8:1::2/64 2001:db8:1::1
+	ns_addr h2 198.51.100.2/24 198.51.100.1
+	ns_addr h2 2001:db8:2::2/64 2001:db8:2::1
+}
+
 ns_exec() {
 	local hn
 	hn=$(ns_host "$1")

@@ -15,13 +15,7 @@ sock=/run/router/router.sock
 ns_cleanup
 trap ns_cleanup EXIT
 trap 'ns_cleanup; exit 130' INT TERM
-ns_router
-ns_link h1
-ns_link h2
-ns_addr h1 192.0.2.2/24 192.0.2.1
-ns_addr h1 2001:db8:1::2/64 2001:db8:1::1
-ns_addr h2 198.51.100.2/24 198.51.100.1
-ns_addr h2 2001:db8:2::2/64 2001:db8:2::1
+ns_two_hosts
 ns_exec h2 ip addr add 203.0.113.1/24 dev lo
 
 cat <<MSG

@@ -59,7 +59,12 @@ parse_route(struct cli *c, const char *what, struct route_args *a, bool need_pre
 		return rc;
 	while ((w = cli_next(c)) != NULL) {
 		if (strcmp(w, "via") == 0) {
-			rc = cli_parse_addr(c, what, cli_next(c), a->r.dst.family, &a->via);
+			/* `default` without -4/-6 takes the gateway's family, as ip. */
+			bool any = a->r.dst.len == 0 && c->family == 0;
+			rc = cli_parse_addr(c, what, cli_next(c), any ? 0 : a->r.dst.family,
+					    &a->via);
+			if (rc == 0 && any)
+				a->r.dst.family = a->via.family;
 			a->has_via = true;
 		} else if (strcmp(w, "dev") == 0 || strcmp(w, "oif") == 0) {
 			rc = cli_parse_port(c, cli_next(c), &a->dev);
@@ -116,10 +121,14 @@ parse_route(struct cli *c, const char *what, struct route_args *a, bool need_pre
 	return 0;
 }
 
-/* Is addr inside one of our prefixes on port? */
+/* Is addr inside one of our prefixes on port? IPv6 link-local addresses
+ * are on every link. */
 static bool
 on_link(const struct router *r, uint16_t port, const struct fib_prefix *addr)
 {
+	if (addr->family == FIB_AF_INET6 && addr->addr.v6[0] == 0xfe &&
+	    (addr->addr.v6[1] & 0xc0) == 0x80)
+		return true;
 	for (unsigned int i = 0; i < r->nb_addrs; i++) {
 		const struct rt_addr *a = &r->addr[i];
 		if (a->port != port || a->p.family != addr->family)
@@ -158,6 +167,10 @@ gateway_nexthop(struct cli *c, const char *what, const struct fib_prefix *via, b
 	}
 	if (rt_addr_is_local(r, via->family, gw))
 		return cli_fail(c, EINVAL, "%s: gateway is a local address", what);
+	bool link_local = via->family == FIB_AF_INET6 && via->addr.v6[0] == 0xfe &&
+			  (via->addr.v6[1] & 0xc0) == 0x80;
+	if (!has_dev && link_local)
+		return cli_fail(c, EINVAL, "%s: a link-local gateway needs 'dev PORT'", what);
 	if (!has_dev) {
 		for (uint16_t p = 0; p < r->nb_ports && !has_dev; p++)
 			if (on_link(r, p, via)) {

@@ -49,6 +49,38 @@ dp_send(struct rt_worker *w, struct rte_mbuf *m, __m128i hdr, uint16_t port, uin
 	rte_eth_tx_buffer(port, (uint16_t)w->id, w->txb[port], m);
 }
 
+/*
+ * What the nexthop says about a packet. For a gateway (forward) return
+ * true; otherwise punt or drop the packet as the nexthop's type says and
+ * return false.
+ */
+static inline bool
+dp_forwardable(struct rt_worker *w, struct rte_mbuf *m, const struct nh_dp *d, uint32_t nh)
+{
+	switch (d->type) {
+	case NH_T_GATEWAY:
+		return true;
+	case NH_T_CONNECTED:
+		dp_punt(w, m, RT_PUNT_CONNECTED, nh);
+		return false;
+	case NH_T_LOCAL:
+		dp_punt(w, m, RT_PUNT_LOCAL, nh);
+		return false;
+	case NH_T_BLACKHOLE:
+		dp_drop(w, m, RT_DROP_BLACKHOLE);
+		return false;
+	case NH_T_UNREACHABLE:
+		dp_punt(w, m, RT_PUNT_UNREACHABLE, nh);
+		return false;
+	case NH_T_PROHIBIT:
+		dp_punt(w, m, RT_PUNT_PROHIBIT, nh);
+		return false;
+	default: /* no route (index 0), or an empty group */
+		dp_punt(w, m, RT_PUNT_NO_ROUTE, 0);
+		return false;
+	}
+}
+
 /* RFC 1624 eqn. 3: HC' = ~(~HC + ~m + m'), for one 16-bit word changing
  * from m to m' (host order values, checksum in network order). */
 static inline uint16_t

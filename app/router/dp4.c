@@ -95,28 +95,8 @@ act4(const struct router *r, struct rt_worker *w, struct rte_mbuf *m, struct rte
 		nh = nh_group_member(d, flow_hash4(r, ip));
 		d = &w->nh[nh];
 	}
-	switch (d->type) {
-	case NH_T_GATEWAY:
-		break;
-	case NH_T_CONNECTED:
-		dp_punt(w, m, RT_PUNT_CONNECTED, nh);
+	if (!dp_forwardable(w, m, d, nh))
 		return;
-	case NH_T_LOCAL:
-		dp_punt(w, m, RT_PUNT_LOCAL, nh);
-		return;
-	case NH_T_BLACKHOLE:
-		dp_drop(w, m, RT_DROP_BLACKHOLE);
-		return;
-	case NH_T_UNREACHABLE:
-		dp_punt(w, m, RT_PUNT_UNREACHABLE, nh);
-		return;
-	case NH_T_PROHIBIT:
-		dp_punt(w, m, RT_PUNT_PROHIBIT, nh);
-		return;
-	default:
-		dp_punt(w, m, RT_PUNT_NO_ROUTE, 0);
-		return;
-	}
 	/* TTL before MTU (RFC 1812 5.3.1, then 5.2.1). */
 	if (unlikely(ip->time_to_live <= 1)) {
 		dp_punt(w, m, RT_PUNT_TTL, nh);

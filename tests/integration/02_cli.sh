@@ -21,6 +21,12 @@ expect_out "table 100 shown" '"dst":"10.20.0.0/16".*"table":"100"' rc -j route s
 check "IPv6 route" rc -6 route add 2001:db8:99::/48 via 2001:db8:2::2
 expect_out "IPv6 route in JSON" '"dst":"2001:db8:99::/48","gateway":"2001:db8:2::2","dev":"port1","protocol":"boot","metric":1024' \
 	rc -j -6 route show
+check "default takes the gateway's family" rc route add default via 2001:db8:2::2
+expect_out "an IPv6 default route" '"dst":"default","gateway":"2001:db8:2::2","dev":"port1","protocol":"boot","metric":1024' \
+	rc -j -6 route show
+check "a link-local gateway with dev" rc -6 route add 2001:db8:77::/48 via fe80::1 dev port1
+expect_out "a link-local gateway needs dev" "link-local gateway needs 'dev PORT'" \
+	bash -c "! $BUILD/app/routerctl -s $SOCK -6 route add 2001:db8:78::/48 via fe80::1"
 check "nexthop add" rc nexthop add id 10 via 198.51.100.2 dev port1
 check "nexthop add 2" rc nexthop add id 11 via 198.51.100.3 dev port1
 check "nexthop group" rc nexthop add id 20 group 10/11,2

@@ -32,10 +32,8 @@ receive h2 5000 8
 receive h3 5000 8
 sent=$(flows send 203.0.113.1 5000 400 3 - 2000)
 wait_bg
-n2=$(awk '{print $2}' "$WORK/h2.rx" | sort -u | wc -l)
-n3=$(awk '{print $2}' "$WORK/h3.rx" | sort -u | wc -l)
-both=$(cat <(awk '{print $2}' "$WORK/h2.rx" | sort -u) <(awk '{print $2}' "$WORK/h3.rx" | sort -u) | sort | uniq -d | wc -l)
-got=$(($(wc -l <"$WORK/h2.rx") + $(wc -l <"$WORK/h3.rx")))
+split
+n2=$FLOWS2 n3=$FLOWS3 both=$SHARED got=$GOT
 echo "  $sent sent, $got received; flows: $n2 via h2, $n3 via h3, $both on both"
 check "nothing lost" test "$got" -eq "$sent"
 check "each flow on one path" test "$both" -eq 0

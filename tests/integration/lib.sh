@@ -55,13 +55,7 @@ stat() { rc stats | awk -v g="$1" -v n="$2" '$1 == g && $2 == n { print $3 }'; }
 
 # The usual topology: h1 -- port0 [router] port1 -- h2, both families.
 two_hosts() {
-	ns_router
-	ns_link h1
-	ns_link h2
-	ns_addr h1 192.0.2.2/24 192.0.2.1
-	ns_addr h1 2001:db8:1::2/64 2001:db8:1::1
-	ns_addr h2 198.51.100.2/24 198.51.100.1
-	ns_addr h2 2001:db8:2::2/64 2001:db8:2::1
+	ns_two_hosts
 	cat >"$WORK/startup" <<EOS
 addr add 192.0.2.1/24 dev port0
 addr add 198.51.100.1/24 dev port1
@@ -120,4 +114,14 @@ wait_bg() {
 		wait "$p" 2>/dev/null
 	done
 	BG=()
+}
+
+# split: after flows to h2 and h3 were received, set FLOWS2, FLOWS3 (the
+# distinct flows each got), SHARED (flows seen on both) and GOT (packets).
+split() {
+	FLOWS2=$(awk '{print $2}' "$WORK/h2.rx" | sort -u | wc -l)
+	FLOWS3=$(awk '{print $2}' "$WORK/h3.rx" | sort -u | wc -l)
+	SHARED=$(cat <(awk '{print $2}' "$WORK/h2.rx" | sort -u) \
+		<(awk '{print $2}' "$WORK/h3.rx" | sort -u) | sort | uniq -d | wc -l)
+	GOT=$(($(wc -l <"$WORK/h2.rx") + $(wc -l <"$WORK/h3.rx")))
 }
