@@ -15,61 +15,6 @@
 #include "dp.h"
 #include "dp_stages.h"
 
-/* Frames for us: our MAC, or group addresses (broadcast, multicast). */
-static inline bool
-for_us(const struct rt_port *p, const struct rte_ether_hdr *eth)
-{
-	return rte_is_same_ether_addr(&eth->dst_addr, &p->mac) ||
-	       rte_is_multicast_ether_addr(&eth->dst_addr);
-}
-
-void
-dp_burst(const struct router *r, struct rt_worker *w, uint16_t port, struct rte_mbuf **pkts,
-	 unsigned int n)
-{
-	struct rte_mbuf *v4[RT_BURST], *v6[RT_BURST];
-	unsigned int n4 = 0, n6 = 0;
-	const struct rt_port *p = &r->port[port];
-
-	w->st.rx += n;
-	w->st.port_rx[port] += n;
-	for (unsigned int i = 0; i < n; i++) {
-		struct rte_mbuf *m = pkts[i];
-		rte_prefetch0(rte_pktmbuf_mtod(m, void *));
-	}
-	/* Classify by ethertype; VLAN-tagged frames are not configured. */
-	for (unsigned int i = 0; i < n; i++) {
-		struct rte_mbuf *m = pkts[i];
-		if (unlikely(rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN)) {
-			dp_drop(w, m, RT_DROP_TRUNCATED);
-			continue;
-		}
-		const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
-		if (unlikely(!for_us(p, eth))) {
-			dp_drop(w, m, RT_DROP_NOT_FOR_US);
-			continue;
-		}
-		m->port = port;
-		switch (eth->ether_type) {
-		case RTE_BE16(RTE_ETHER_TYPE_IPV4):
-			v4[n4++] = m;
-			break;
-		case RTE_BE16(RTE_ETHER_TYPE_IPV6):
-			v6[n6++] = m;
-			break;
-		case RTE_BE16(RTE_ETHER_TYPE_ARP):
-			dp_punt(w, m, RT_PUNT_ARP, 0);
-			break;
-		default:
-			dp_drop(w, m, RT_DROP_ETHERTYPE);
-		}
-	}
-	if (n4)
-		dp4_burst(r, w, port, v4, n4);
-	if (n6)
-		dp6_burst(r, w, port, v6, n6);
-}
-
 static unsigned int
 ctl_tx(const struct router *r, struct rt_worker *w)
 {

@@ -1,0 +1,378 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Pipeline cost: TSC cycles per packet of the worker's own per-packet
+ * code (dp_burst from app/router, the library routerd runs), from
+ * classification and validation to the rewritten mbuf queued for TX.
+ * Building the packets and the devices' TX are outside the timed part.
+ *
+ *   pipeline_bench [EAL options: two ports, e.g. --vdev=net_null0
+ *                   --vdev=net_null1] -- [--smoke] [--runs N] [--packets N]
+ *
+ * Packets are 64-byte UDP frames, IPv4 and IPv6, to destinations drawn
+ * from the vendored real tables, with the whole table loaded:
+ * 4,096 distinct destinations, or a uniform spread over the table's
+ * prefixes. Variants: a single route; the full table; the full table with
+ * one custom policy rule (that does not match); the full table through an
+ * ECMP group of 4. Each figure is the median of --runs runs.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_ip.h>
+#include <rte_malloc.h>
+#include <rte_mbuf_dyn.h>
+#include <rte_rcu_qsbr.h>
+#include <rte_ring.h>
+#include <rte_udp.h>
+
+#include "bench_util.h"
+#include "dp_stages.h"
+#include "prefix_file.h"
+
+int rt_meta_offset = -1;
+
+static struct {
+	unsigned int runs;
+	uint32_t packets;
+	uint32_t routes; /* 0: all */
+} opt = {.runs = 7, .packets = 1u << 20};
+
+static struct router r;
+static char summary_buf[4096];
+static size_t summary_len;
+
+/* A "name value" line for the summary printed at the end. */
+static void
+summary(const char *name, double v)
+{
+	summary_len += (size_t)snprintf(summary_buf + summary_len, sizeof(summary_buf) - summary_len,
+					"%s %.2f\n", name, v);
+}
+static const uint8_t gw_mac[6] = {0x02, 0, 0, 0, 0, 0x99};
+
+static void
+die(const char *what, int rc)
+{
+	fprintf(stderr, "pipeline_bench: %s: %s\n", what, strerror(rc < 0 ? -rc : rc));
+	exit(1);
+}
+
+static void
+setup_router(void)
+{
+	r.conf.hash_policy = NH_HASH_L4;
+	r.nb_workers = 1;
+	size_t sz = rte_rcu_qsbr_get_memsize(1);
+	r.qsbr = rte_zmalloc("qsbr", sz, RTE_CACHE_LINE_SIZE);
+	rte_rcu_qsbr_init(r.qsbr, 1);
+	struct nh_conf nc = {.max_nexthops = NH_INDEX_MAX, .nb_workers = 1, .qsbr = r.qsbr};
+	if ((r.nh = nh_table_create(&nc)) == NULL)
+		die("nexthops", errno);
+	static const uint8_t types[] = {NH_T_LOCAL, NH_T_BLACKHOLE, NH_T_UNREACHABLE, NH_T_PROHIBIT};
+	uint32_t *slot[] = {&r.nh_local, &r.nh_blackhole, &r.nh_unreachable, &r.nh_prohibit};
+	for (int i = 0; i < 4; i++) {
+		struct nh_spec s = {.type = types[i]};
+		if (nh_add(r.nh, &s, slot[i]) < 0)
+			die("special nexthops", ENOSPC);
+	}
+	struct fib_conf fc = {.qsbr = r.qsbr};
+	fc.type_nh[FIB_RT_LOCAL] = r.nh_local;
+	fc.type_nh[FIB_RT_BLACKHOLE] = r.nh_blackhole;
+	fc.type_nh[FIB_RT_UNREACHABLE] = r.nh_unreachable;
+	fc.type_nh[FIB_RT_PROHIBIT] = r.nh_prohibit;
+	if ((r.fib = fib_create(&fc)) == NULL)
+		die("fib", errno);
+	r.main = fib_table_lookup(r.fib, FIB_TABLE_MAIN);
+	r.pool = rte_pktmbuf_pool_create("bench", 8191, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+					 (int)rte_socket_id());
+	if (r.pool == NULL)
+		die("mbuf pool", rte_errno);
+	uint16_t id;
+	RTE_ETH_FOREACH_DEV(id)
+	{
+		if (id >= 2)
+			break;
+		struct rte_eth_conf conf = {0};
+		if (rte_eth_dev_configure(id, 1, 1, &conf) < 0 ||
+		    rte_eth_rx_queue_setup(id, 0, 512, (int)rte_socket_id(), NULL, r.pool) < 0 ||
+		    rte_eth_tx_queue_setup(id, 0, 512, (int)rte_socket_id(), NULL) < 0 ||
+		    rte_eth_dev_start(id) < 0)
+			die("port", EIO);
+		struct rt_port *p = &r.port[id];
+		p->id = id;
+		p->up = true;
+		p->mtu = 1500;
+		rte_eth_macaddr_get(id, &p->mac);
+		nh_port_set(r.nh, id, p->mac.addr_bytes, p->mtu);
+		r.nb_ports = id + 1;
+	}
+	if (r.nb_ports < 2)
+		die("two ports are needed (--vdev=net_null0 --vdev=net_null1)", EINVAL);
+	struct rt_worker *w = &r.worker[0];
+	w->exc = rte_ring_create("exc", 1024, (int)rte_socket_id(), RING_F_SP_ENQ | RING_F_SC_DEQ);
+	w->nh = nh_worker_view(r.nh, 0);
+	w->nh_used = rte_zmalloc("nh_used", sizeof(uint32_t) * (NH_INDEX_MAX + 1), 64);
+	for (uint16_t p = 0; p < r.nb_ports; p++) {
+		/* Twice the burst: it never flushes inside the timed part. */
+		w->txb[p] = rte_zmalloc("txb", RTE_ETH_TX_BUFFER_SIZE(2 * RT_BURST), 0);
+		rte_eth_tx_buffer_init(w->txb[p], 2 * RT_BURST);
+	}
+	if (w->exc == NULL || w->nh_used == NULL)
+		die("worker", ENOMEM);
+}
+
+/* A resolved gateway nexthop on port 1. */
+static uint32_t
+gateway(uint8_t family, uint8_t last)
+{
+	struct nh_spec s = {.type = NH_T_GATEWAY, .family = family, .port = 1};
+	if (family == FIB_AF_INET) {
+		s.gw[0] = 10, s.gw[1] = 255, s.gw[3] = last;
+	} else {
+		s.gw[0] = 0x20, s.gw[1] = 0x01, s.gw[2] = 0x0d, s.gw[3] = 0xb8, s.gw[15] = last;
+	}
+	uint32_t idx;
+	if (nh_add(r.nh, &s, &idx) < 0)
+		die("gateway", ENOSPC);
+	nh_neigh_update(r.nh, 1, family, s.gw, gw_mac);
+	return idx;
+}
+
+struct dests {
+	uint8_t family;
+	uint32_t n;
+	uint8_t (*a)[16]; /* network order */
+};
+
+/* n destinations inside random prefixes of the table (uniform spread),
+ * or `distinct` of them repeated. */
+static void
+make_dests(const struct prefix_list *pl, struct dests *d, uint32_t distinct, uint64_t seed)
+{
+	d->a = malloc(16 * (size_t)d->n);
+	for (uint32_t i = 0; i < d->n; i++) {
+		if (distinct && i >= distinct) {
+			memcpy(d->a[i], d->a[i % distinct], 16);
+			continue;
+		}
+		const struct fib_prefix *p = &pl->p[bench_rand(&seed) % pl->n];
+		uint64_t h = bench_rand(&seed), l = bench_rand(&seed);
+		if (d->family == FIB_AF_INET) {
+			uint32_t host = p->len == 32 ? 0 : (uint32_t)h & (0xffffffffu >> p->len);
+			uint32_t be = rte_cpu_to_be_32(p->addr.v4 | host);
+			memcpy(d->a[i], &be, 4);
+			continue;
+		}
+		for (int k = 0; k < 16; k++) {
+			uint8_t rnd = (uint8_t)((k < 8 ? h : l) >> (8 * (k % 8)));
+			int bits = (int)p->len - 8 * k;
+			uint8_t keep = bits >= 8 ? 0xff : bits <= 0 ? 0 : (uint8_t)(0xff << (8 - bits));
+			d->a[i][k] = (p->addr.v6[k] & keep) | (rnd & ~keep);
+		}
+	}
+}
+
+/* Fill a 64-byte UDP frame to dst, as received on port 0. */
+static void
+build(struct rte_mbuf *m, uint8_t family, const uint8_t *dst, uint32_t i)
+{
+	uint8_t *f = (uint8_t *)rte_pktmbuf_append(m, 64);
+	memset(f, 0, 64);
+	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)f;
+	eth->dst_addr = r.port[0].mac;
+	memcpy(&eth->src_addr, gw_mac, 6);
+	if (family == FIB_AF_INET) {
+		eth->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV4);
+		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + 1);
+		ip->version_ihl = 0x45;
+		ip->total_length = RTE_BE16(64 - 14 - 4);
+		ip->time_to_live = 64;
+		ip->next_proto_id = IPPROTO_UDP;
+		ip->src_addr = RTE_BE32(0xc0000202);
+		memcpy(&ip->dst_addr, dst, 4);
+		ip->hdr_checksum = rte_ipv4_cksum(ip);
+		struct rte_udp_hdr *u = (struct rte_udp_hdr *)(ip + 1);
+		u->src_port = rte_cpu_to_be_16((uint16_t)(1024 + i % 4096));
+		u->dst_port = RTE_BE16(5000);
+		rte_pktmbuf_trim(m, 4); /* 60 bytes plus the FCS the wire adds */
+	} else {
+		eth->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV6);
+		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(eth + 1);
+		ip->vtc_flow = RTE_BE32(6u << 28);
+		ip->payload_len = RTE_BE16(64 - 14 - 40 - 4);
+		ip->proto = IPPROTO_UDP;
+		ip->hop_limits = 64;
+		ip->src_addr[0] = 0x20, ip->src_addr[1] = 0x01, ip->src_addr[15] = 2;
+		memcpy(ip->dst_addr, dst, 16);
+		struct rte_udp_hdr *u = (struct rte_udp_hdr *)(ip + 1);
+		u->src_port = rte_cpu_to_be_16((uint16_t)(1024 + i % 4096));
+		u->dst_port = RTE_BE16(5000);
+		rte_pktmbuf_trim(m, 4);
+	}
+}
+
+/* One run: cycles per packet spent in dp_burst. */
+static double
+run(const struct dests *d)
+{
+	struct rt_worker *w = &r.worker[0];
+	struct rte_mbuf *pkts[RT_BURST];
+	uint64_t cycles = 0, fwd0 = w->st.fwd;
+	for (uint32_t i = 0; i + RT_BURST <= d->n; i += RT_BURST) {
+		if (rte_pktmbuf_alloc_bulk(r.pool, pkts, RT_BURST) != 0)
+			die("mbufs", ENOMEM);
+		for (unsigned int k = 0; k < RT_BURST; k++)
+			build(pkts[k], d->family, d->a[i + k], i + k);
+		uint64_t t0 = rte_rdtsc();
+		dp_burst(&r, w, 0, pkts, RT_BURST);
+		cycles += rte_rdtsc() - t0;
+		for (uint16_t p = 0; p < r.nb_ports; p++)
+			rte_eth_tx_buffer_flush(p, 0, w->txb[p]);
+		struct rte_mbuf *x[64];
+		unsigned int n = rte_ring_sc_dequeue_burst(w->exc, (void **)x, 64, NULL);
+		rte_pktmbuf_free_bulk(x, n);
+	}
+	uint32_t done = d->n - d->n % RT_BURST;
+	if (w->st.fwd - fwd0 != done) {
+		fprintf(stderr, "pipeline_bench: only %llu of %u packets forwarded\n",
+			(unsigned long long)(w->st.fwd - fwd0), done);
+		exit(1);
+	}
+	return (double)cycles / done;
+}
+
+static double
+median_run(const struct dests *d)
+{
+	double v[31];
+	for (unsigned int k = 0; k < opt.runs; k++)
+		v[k] = run(d);
+	return bench_median(v, opt.runs);
+}
+
+static void
+add_routes(const struct prefix_list *pl, uint32_t nh)
+{
+	for (uint32_t i = 0; i < pl->n; i++) {
+		struct fib_route rt = {.dst = pl->p[i], .nh = nh};
+		int rc = fib_route_replace(r.fib, &rt);
+		if (rc < 0)
+			die("route", rc);
+	}
+}
+
+static void
+family(uint8_t af, const char *file, const char *tag)
+{
+	struct prefix_list pl;
+	int rc = prefix_list_load(prefix_data_path(file), &pl);
+	if (rc < 0)
+		die(file, rc);
+	prefix_list_dedup(&pl);
+	if (opt.routes && opt.routes < pl.n)
+		pl.n = opt.routes;
+	struct dests uni = {.family = af, .n = opt.packets}, few = uni;
+	make_dests(&pl, &uni, 0, 0x1234);
+	make_dests(&pl, &few, 4096, 0x5678);
+	uint32_t gw = gateway(af, 1);
+	char key[64];
+
+	/* A single route: the default. */
+	struct fib_route def = {.dst = {.family = af}, .nh = gw};
+	fib_route_add(r.fib, &def);
+	double single = median_run(&uni);
+	printf("IPv%s single route            %6.2f cycles/packet\n", tag, single);
+	/* The full table. */
+	add_routes(&pl, gw);
+	double full = median_run(&uni), full4k = median_run(&few);
+	printf("IPv%s full table, uniform     %6.2f cycles/packet\n", tag, full);
+	printf("IPv%s full table, 4096 dests  %6.2f cycles/packet\n", tag, full4k);
+	/* One custom rule that matches nothing. */
+	struct fib_rule ru = {.priority = 100, .family = af, .action = FIB_RULE_TABLE,
+			      .dscp = FIB_DSCP_ANY, .iif = FIB_IIF_ANY, .table = 100};
+	ru.src.family = ru.dst.family = af;
+	ru.src.len = 8;
+	if (af == FIB_AF_INET)
+		ru.src.addr.v4 = 0x0a000000;
+	else
+		ru.src.addr.v6[0] = 0xfd;
+	fib_rule_add(r.fib, &ru);
+	double rule = median_run(&uni);
+	fib_rule_del(r.fib, &ru);
+	printf("IPv%s full table, one rule    %6.2f cycles/packet\n", tag, rule);
+	/* Through an ECMP group of 4. */
+	struct nh_member m[4];
+	for (int k = 0; k < 4; k++)
+		m[k] = (struct nh_member){gateway(af, (uint8_t)(10 + k)), 1};
+	uint32_t g;
+	if (nh_group_add(r.nh, m, 4, &g) < 0)
+		die("group", ENOSPC);
+	add_routes(&pl, g);
+	double ecmp = median_run(&uni);
+	printf("IPv%s full table, ECMP of 4   %6.2f cycles/packet\n", tag, ecmp);
+
+	snprintf(key, sizeof(key), "pipeline%s_cycles", tag);
+	summary(key, full);
+	snprintf(key, sizeof(key), "pipeline%s_single_cycles", tag);
+	summary(key, single);
+	snprintf(key, sizeof(key), "pipeline%s_4096_cycles", tag);
+	summary(key, full4k);
+	snprintf(key, sizeof(key), "pipeline%s_rule_cycles", tag);
+	summary(key, rule);
+	snprintf(key, sizeof(key), "pipeline%s_ecmp_cycles", tag);
+	summary(key, ecmp);
+	free(uni.a);
+	free(few.a);
+	prefix_list_free(&pl);
+}
+
+int
+main(int argc, char **argv)
+{
+	int n = rte_eal_init(argc, argv);
+	if (n < 0)
+		die("EAL", rte_errno);
+	argc -= n;
+	argv += n;
+	static const struct option longopts[] = {{"smoke", no_argument, NULL, 's'},
+						 {"runs", required_argument, NULL, 'r'},
+						 {"packets", required_argument, NULL, 'p'},
+						 {NULL, 0, NULL, 0}};
+	int c;
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		if (c == 's') {
+			opt.runs = 1;
+			opt.packets = 1u << 14;
+			opt.routes = 20000;
+		} else if (c == 'r') {
+			opt.runs = (unsigned int)atoi(optarg);
+		} else if (c == 'p') {
+			opt.packets = (uint32_t)strtoul(optarg, NULL, 0);
+		} else {
+			fprintf(stderr, "usage: pipeline_bench [EAL] -- [--smoke] [--runs N] "
+					"[--packets N]\n");
+			return 2;
+		}
+	}
+	if (opt.runs < 1 || opt.runs > 31 || opt.packets < RT_BURST) {
+		fprintf(stderr, "pipeline_bench: --runs 1..31, --packets >= 32\n");
+		return 2;
+	}
+	static const struct rte_mbuf_dynfield meta = {.name = "router_meta",
+						      .size = sizeof(struct rt_meta),
+						      .align = __alignof__(struct rt_meta)};
+	rt_meta_offset = rte_mbuf_dynfield_register(&meta);
+	setup_router();
+	printf("TSC %.3f GHz, %u packets a run, %u runs\n", rte_get_tsc_hz() / 1e9, opt.packets,
+	       opt.runs);
+	family(FIB_AF_INET, "prefixes-v4.txt.gz", "4");
+	family(FIB_AF_INET6, "prefixes-v6.txt.gz", "6");
+	printf("\nsummary\n%s", summary_buf);
+	return 0;
+}
