@@ -51,8 +51,8 @@ static size_t summary_len;
 static void
 summary(const char *name, double v)
 {
-	summary_len += (size_t)snprintf(summary_buf + summary_len, sizeof(summary_buf) - summary_len,
-					"%s %.2f\n", name, v);
+	summary_len += (size_t)snprintf(summary_buf + summary_len,
+					sizeof(summary_buf) - summary_len, "%s %.2f\n", name, v);
 }
 static const uint8_t gw_mac[6] = {0x02, 0, 0, 0, 0, 0x99};
 
@@ -74,7 +74,8 @@ setup_router(void)
 	struct nh_conf nc = {.max_nexthops = NH_INDEX_MAX, .nb_workers = 1, .qsbr = r.qsbr};
 	if ((r.nh = nh_table_create(&nc)) == NULL)
 		die("nexthops", errno);
-	static const uint8_t types[] = {NH_T_LOCAL, NH_T_BLACKHOLE, NH_T_UNREACHABLE, NH_T_PROHIBIT};
+	static const uint8_t types[] = {NH_T_LOCAL, NH_T_BLACKHOLE, NH_T_UNREACHABLE,
+					NH_T_PROHIBIT};
 	uint32_t *slot[] = {&r.nh_local, &r.nh_blackhole, &r.nh_unreachable, &r.nh_prohibit};
 	for (int i = 0; i < 4; i++) {
 		struct nh_spec s = {.type = types[i]};
@@ -172,7 +173,9 @@ make_dests(const struct prefix_list *pl, struct dests *d, uint32_t distinct, uin
 		for (int k = 0; k < 16; k++) {
 			uint8_t rnd = (uint8_t)((k < 8 ? h : l) >> (8 * (k % 8)));
 			int bits = (int)p->len - 8 * k;
-			uint8_t keep = bits >= 8 ? 0xff : bits <= 0 ? 0 : (uint8_t)(0xff << (8 - bits));
+			uint8_t keep = bits >= 8   ? 0xff
+				       : bits <= 0 ? 0
+						   : (uint8_t)(0xff << (8 - bits));
 			d->a[i][k] = (p->addr.v6[k] & keep) | (rnd & ~keep);
 		}
 	}
@@ -294,8 +297,12 @@ family(uint8_t af, const char *file, const char *tag)
 	printf("IPv%s full table, uniform     %6.2f cycles/packet\n", tag, full);
 	printf("IPv%s full table, 4096 dests  %6.2f cycles/packet\n", tag, full4k);
 	/* One custom rule that matches nothing. */
-	struct fib_rule ru = {.priority = 100, .family = af, .action = FIB_RULE_TABLE,
-			      .dscp = FIB_DSCP_ANY, .iif = FIB_IIF_ANY, .table = 100};
+	struct fib_rule ru = {.priority = 100,
+			      .family = af,
+			      .action = FIB_RULE_TABLE,
+			      .dscp = FIB_DSCP_ANY,
+			      .iif = FIB_IIF_ANY,
+			      .table = 100};
 	ru.src.family = ru.dst.family = af;
 	ru.src.len = 8;
 	if (af == FIB_AF_INET)

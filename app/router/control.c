@@ -51,12 +51,6 @@ struct client {
 static struct client *clients[RT_CLIENTS_MAX];
 static int epfd = -1, listen_fd = -1;
 
-static uint64_t
-now_ms(void)
-{
-	return rte_get_tsc_cycles() / (rte_get_tsc_hz() / 1000);
-}
-
 void
 rt_ctl_tx(struct router *r, uint16_t port, struct rte_mbuf *m)
 {
@@ -124,7 +118,7 @@ accept_clients(void)
 			continue;
 		}
 		c->fd = fd;
-		c->last_progress = now_ms();
+		c->last_progress = rt_now_ms();
 		clients[slot] = c;
 		struct epoll_event ev = {.events = EPOLLIN | EPOLLRDHUP, .data.ptr = c};
 		epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev);
@@ -156,7 +150,7 @@ flush_out(struct client *c)
 		if (w < 0)
 			return errno == EAGAIN || errno == EWOULDBLOCK;
 		c->out_sent += (size_t)w;
-		c->last_progress = now_ms();
+		c->last_progress = rt_now_ms();
 	}
 	c->out.len = c->out_sent = 0;
 	return true;
@@ -184,7 +178,7 @@ read_client(struct router *r, struct client *c)
 		if (n < 0)
 			return errno == EAGAIN || errno == EWOULDBLOCK;
 		c->in_len += (size_t)n;
-		c->last_progress = now_ms();
+		c->last_progress = rt_now_ms();
 		size_t start = 0;
 		for (size_t i = 0; i < c->in_len; i++) {
 			if (c->in[i] != '\n')
@@ -254,7 +248,7 @@ rt_control_run(struct router *r)
 			update_interest(c);
 		}
 		drain_exceptions(r);
-		uint64_t now = now_ms();
+		uint64_t now = rt_now_ms();
 		if (now >= next_touch) {
 			rt_neigh_touch_used(r, now);
 			next_touch = now + 1000;

@@ -62,4 +62,3 @@ dp_burst(const struct router *r, struct rt_worker *w, uint16_t port, struct rte_
 	if (n6)
 		dp6_burst(r, w, port, v6, n6);
 }
-

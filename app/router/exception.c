@@ -14,12 +14,6 @@
 #define ORIGIN_NEIGH 253        /* host routes the router keeps for resolved neighbours */
 #define HOST_METRIC 0xfffffffeu /* below any route an operator adds for the host */
 
-static uint64_t
-now_ms(void)
-{
-	return rte_get_tsc_cycles() / (rte_get_tsc_hz() / 1000);
-}
-
 static bool
 is_v4(const struct rte_mbuf *m)
 {
@@ -75,7 +69,7 @@ resolve(struct router *r, struct rte_mbuf *m, uint32_t nh, bool connected)
 		rte_pktmbuf_free(m);
 		return;
 	}
-	int rc = neigh_resolve(r->neigh, &k, m, now_ms(), mac);
+	int rc = neigh_resolve(r->neigh, &k, m, rt_now_ms(), mac);
 	if (rc == 0) {
 		/* Usable already: the worker saw the header just before it was
 		 * published, or this nexthop (or host) is new to a known
@@ -116,7 +110,7 @@ arp_in(struct router *r, struct rte_mbuf *m, uint16_t in)
 	}
 	static const uint8_t zero[4];
 	struct neigh_key k = neigh_key(in, NEIGH_AF_INET, a.spa);
-	uint64_t now = now_ms();
+	uint64_t now = rt_now_ms();
 	if (memcmp(a.spa, zero, 4) == 0) {
 		/* An address probe (RFC 5227): learn nothing from it. */
 	} else if (neigh_arp_gratuitous(&a)) {
@@ -152,7 +146,7 @@ nd_in(struct router *r, struct rte_mbuf *m, uint16_t in)
 		rte_pktmbuf_free(m);
 		return;
 	}
-	uint64_t now = now_ms();
+	uint64_t now = rt_now_ms();
 	static const uint8_t zero[16];
 	if (nd.type == NEIGH_ND_NA) {
 		if (nd.has_lladdr) {

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <rte_cycles.h>
 #include <rte_ether.h>
 #include <rte_mbuf.h>
 #include <rte_mbuf_dyn.h>
@@ -159,6 +160,14 @@ static inline struct rt_meta *
 rt_meta(struct rte_mbuf *m)
 {
 	return RTE_MBUF_DYNFIELD(m, rt_meta_offset, struct rt_meta *);
+}
+
+/* The control core's clock for timers (the neighbour table's too), in
+ * milliseconds. */
+static inline uint64_t
+rt_now_ms(void)
+{
+	return rte_get_tsc_cycles() / (rte_get_tsc_hz() / 1000);
 }
 
 /* worker.c */
