@@ -11,8 +11,6 @@
 
 #include "router.h"
 
-#define ORIGIN_KERNEL 2 /* "proto kernel", as Linux tags these routes */
-
 static bool
 prefix_same(const struct fib_prefix *a, const struct fib_prefix *b)
 {
@@ -64,15 +62,17 @@ rt_addr_add(struct router *r, uint16_t port, const struct fib_prefix *p)
 	if (r->nb_addrs == RT_MAX_ADDRS)
 		return -ENOSPC;
 	bool v4 = p->family == FIB_AF_INET;
-	struct fib_route local = {
-		.dst = host(p), .type = FIB_RT_LOCAL, .origin = ORIGIN_KERNEL, .nh = r->nh_local};
+	struct fib_route local = {.dst = host(p),
+				  .type = FIB_RT_LOCAL,
+				  .origin = RT_ORIGIN_KERNEL,
+				  .nh = r->nh_local};
 	struct nh_spec cs = {.type = NH_T_CONNECTED, .family = p->family, .port = port};
 	uint32_t cnh;
 	int rc = nh_add(r->nh, &cs, &cnh);
 	if (rc < 0)
 		return rc;
 	struct fib_route conn = {
-		.dst = network(p), .origin = ORIGIN_KERNEL, .nh = cnh, .metric = v4 ? 0 : 256};
+		.dst = network(p), .origin = RT_ORIGIN_KERNEL, .nh = cnh, .metric = v4 ? 0 : 256};
 	/* Another address in the same prefix shares its routes. */
 	rc = fib_route_add(r->fib, &local);
 	if (rc < 0 && rc != -EEXIST) {

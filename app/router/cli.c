@@ -438,6 +438,7 @@ cmd_stats(struct cli *c)
 	stat_line(c, &first, "control", "local_unhandled",
 		  r->exc_unhandled - r->base_exc_unhandled);
 	stat_line(c, &first, "control", "neigh_refused", r->neigh_refused - r->base_neigh_refused);
+	stat_line(c, &first, "control", "tx_ring_full", r->ctl_tx_dropped);
 	struct neigh_stats ns;
 	neigh_get_stats(r->neigh, &ns);
 	stat_line(c, &first, "neigh", "entries", ns.entries);

@@ -13,10 +13,6 @@
 
 #include "cli.h"
 
-#define ORIGIN_BOOT 3   /* Linux's "proto boot": routes an operator added */
-#define ORIGIN_KERNEL 2 /* "proto kernel": addresses' routes */
-#define ORIGIN_NEIGH 253
-
 static const char *const type_names[FIB_RT_COUNT] = {"unicast", "local", "blackhole", "unreachable",
 						     "prohibit"};
 
@@ -43,7 +39,7 @@ parse_route(struct cli *c, const char *what, struct route_args *a, bool need_pre
 {
 	memset(a, 0, sizeof(*a));
 	a->r.table = FIB_TABLE_MAIN;
-	a->r.origin = ORIGIN_BOOT;
+	a->r.origin = RT_ORIGIN_BOOT;
 	const char *w = cli_next(c);
 	for (int t = 0; w != NULL && t < FIB_RT_COUNT; t++) {
 		if (strcmp(w, type_names[t]) == 0) {
@@ -332,11 +328,11 @@ static const char *
 origin_name(uint8_t o, char *buf, size_t len)
 {
 	switch (o) {
-	case ORIGIN_KERNEL:
+	case RT_ORIGIN_KERNEL:
 		return "kernel";
-	case ORIGIN_BOOT:
+	case RT_ORIGIN_BOOT:
 		return "boot";
-	case ORIGIN_NEIGH:
+	case RT_ORIGIN_NEIGH:
 		return "neigh";
 	default:
 		snprintf(buf, len, "%u", o);
@@ -374,7 +370,7 @@ show_route(const struct fib_route *rt, void *arg)
 	struct show_ctx *s = arg;
 	struct cli *c = s->c;
 	struct router *r = c->r;
-	if (rt->origin == ORIGIN_NEIGH)
+	if (rt->origin == RT_ORIGIN_NEIGH)
 		return 0; /* the router's own host routes for neighbours */
 	if ((rt->type == FIB_RT_LOCAL) != s->locals)
 		return 0;
@@ -421,7 +417,7 @@ show_route(const struct fib_route *rt, void *arg)
 			rt_buf_printf(c->out, " via %s", gw);
 		if (dev)
 			rt_buf_printf(c->out, " dev %s", dev);
-		if (rt->origin != ORIGIN_BOOT)
+		if (rt->origin != RT_ORIGIN_BOOT)
 			rt_buf_printf(c->out, " proto %s", proto);
 		if (rt->type == FIB_RT_LOCAL)
 			rt_buf_printf(c->out, " scope host");

@@ -85,6 +85,27 @@ dp_forwardable(struct rt_worker *w, struct rte_mbuf *m, const struct nh_dp *d, u
 	}
 }
 
+/*
+ * The header to send with, from one of the nexthop's slots (hdr4 or
+ * hdr6). A neighbour not resolved yet sends the packet to the control
+ * core, a port that is down drops it; both return false.
+ */
+static inline bool
+dp_header(const struct router *r, struct rt_worker *w, struct rte_mbuf *m, const struct nh_dp *d,
+	  const uint8_t slot[16], uint32_t nh, __m128i *hdr)
+{
+	*hdr = nh_hdr_load(slot);
+	if (unlikely(!nh_hdr_valid(*hdr))) {
+		dp_punt(w, m, RT_PUNT_RESOLVE, nh);
+		return false;
+	}
+	if (unlikely(!r->port[d->port].up)) {
+		dp_drop(w, m, RT_DROP_PORT_DOWN);
+		return false;
+	}
+	return true;
+}
+
 /* RFC 1624 eqn. 3: HC' = ~(~HC + ~m + m'), for one 16-bit word changing
  * from m to m' (host order values, checksum in network order). */
 static inline uint16_t

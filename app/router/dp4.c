@@ -109,15 +109,9 @@ act4(const struct router *r, struct rt_worker *w, struct rte_mbuf *m, struct rte
 			dp_drop(w, m, RT_DROP_TOO_BIG); /* we do not fragment */
 		return;
 	}
-	__m128i hdr = nh_hdr_load(d->hdr4);
-	if (unlikely(!nh_hdr_valid(hdr))) {
-		dp_punt(w, m, RT_PUNT_RESOLVE, nh);
+	__m128i hdr;
+	if (!dp_header(r, w, m, d, d->hdr4, nh, &hdr))
 		return;
-	}
-	if (unlikely(!r->port[d->port].up)) {
-		dp_drop(w, m, RT_DROP_PORT_DOWN);
-		return;
-	}
 	/* TTL and protocol share a 16-bit word of the checksum. */
 	uint16_t old = (uint16_t)(ip->time_to_live << 8 | ip->next_proto_id);
 	ip->time_to_live--;

@@ -88,15 +88,9 @@ act6(const struct router *r, struct rt_worker *w, struct rte_mbuf *m, struct rte
 		dp_punt(w, m, RT_PUNT_TOO_BIG, nh);
 		return;
 	}
-	__m128i hdr = nh_hdr_load(d->hdr6);
-	if (unlikely(!nh_hdr_valid(hdr))) {
-		dp_punt(w, m, RT_PUNT_RESOLVE, nh);
+	__m128i hdr;
+	if (!dp_header(r, w, m, d, d->hdr6, nh, &hdr))
 		return;
-	}
-	if (unlikely(!r->port[d->port].up)) {
-		dp_drop(w, m, RT_DROP_PORT_DOWN);
-		return;
-	}
 	ip->hop_limits--; /* no header checksum in IPv6 */
 	dp_send(w, m, hdr, d->port, nh);
 }

@@ -11,7 +11,6 @@
 
 #include "router.h"
 
-#define ORIGIN_NEIGH 253        /* host routes the router keeps for resolved neighbours */
 #define HOST_METRIC 0xfffffffeu /* below any route an operator adds for the host */
 
 static bool
@@ -338,7 +337,7 @@ connected_host(const struct router *r, const struct neigh_key *k)
 static struct fib_route
 host_route(const struct neigh_key *k, uint32_t nh)
 {
-	struct fib_route hr = {.metric = HOST_METRIC, .origin = ORIGIN_NEIGH, .nh = nh};
+	struct fib_route hr = {.metric = HOST_METRIC, .origin = RT_ORIGIN_NEIGH, .nh = nh};
 	hr.dst.family = k->family;
 	if (k->family == NEIGH_AF_INET) {
 		hr.dst.len = 32;

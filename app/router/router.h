@@ -105,7 +105,6 @@ struct rt_addr {
 struct rt_settings {
 	char socket_path[108];
 	char startup[4096];
-	char config[4096];
 	bool idle_backoff;      /* on by default */
 	uint32_t idle_sleep_us; /* 100 */
 	uint32_t icmp_rate;     /* ICMP errors per second, 1000 */
@@ -148,6 +147,11 @@ struct router {
 	uint64_t base_icmp_sent, base_icmp_ratelimited, base_exc_unhandled, base_neigh_refused;
 	volatile int quit;
 };
+
+/* Origin tags of routes, as Linux's "proto" values where they exist. */
+#define RT_ORIGIN_KERNEL 2  /* an address's local and connected routes */
+#define RT_ORIGIN_BOOT 3    /* added by an operator */
+#define RT_ORIGIN_NEIGH 253 /* host routes for resolved neighbours (hidden) */
 
 /* Per-packet metadata a worker leaves for the control core. */
 struct rt_meta {
