@@ -68,17 +68,17 @@ chase(size_t bytes, uint64_t *seed)
 
 /* The same batched loop for each entry width: only the element type,
  * and so the table's footprint in cache, differs. */
-#define DEFINE_LOOKUPS(name, type)                                                         \
-	static double name(const type *tbl, const uint32_t *a, uint32_t *out, uint32_t m) \
-	{                                                                                  \
-		uint64_t t0 = bench_tsc();                                                 \
-		for (uint32_t i = 0; i < m; i += BATCH) {                                  \
-			for (int j = 0; j < BATCH; j++)                                    \
-				__builtin_prefetch(&tbl[a[i + j] >> 8]);                   \
-			for (int j = 0; j < BATCH; j++)                                    \
-				out[i + j] = tbl[a[i + j] >> 8];                           \
-		}                                                                          \
-		return (double)(bench_tsc() - t0) / m;                                     \
+#define DEFINE_LOOKUPS(name, type)                                                                 \
+	static double name(const type *tbl, const uint32_t *a, uint32_t *out, uint32_t m)          \
+	{                                                                                          \
+		uint64_t t0 = bench_tsc();                                                         \
+		for (uint32_t i = 0; i < m; i += BATCH) {                                          \
+			for (int j = 0; j < BATCH; j++)                                            \
+				__builtin_prefetch(&tbl[a[i + j] >> 8]);                           \
+			for (int j = 0; j < BATCH; j++)                                            \
+				out[i + j] = tbl[a[i + j] >> 8];                                   \
+		}                                                                                  \
+		return (double)(bench_tsc() - t0) / m;                                             \
 	}
 
 DEFINE_LOOKUPS(lookups32, uint32_t)

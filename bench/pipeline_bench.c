@@ -31,6 +31,16 @@
 #include <rte_ring.h>
 #include <rte_udp.h>
 
+/* Callgrind's client requests, when valgrind is installed: each variant
+ * ends with a labelled dump, so bench/callgrind_pipeline.sh reads
+ * instructions a packet per variant. Outside valgrind they cost a few
+ * instructions, outside the timed part. */
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h>
+#else
+#define CALLGRIND_DUMP_STATS_AT(label) ((void)(label))
+#endif
+
 #include "bench_util.h"
 #include "dp_stages.h"
 #include "prefix_file.h"
@@ -250,12 +260,18 @@ run(const struct dests *d)
 	return (double)cycles / done;
 }
 
+/* The median of --runs runs; the label names the variant in callgrind's
+ * dump, which covers exactly these runs. */
 static double
-median_run(const struct dests *d)
+median_run(const struct dests *d, const char *label)
 {
 	double v[31];
 	for (unsigned int k = 0; k < opt.runs; k++)
 		v[k] = run(d);
+	char l[96];
+	snprintf(l, sizeof(l), "pipeline%s_%s packets=%u", d->family == FIB_AF_INET ? "4" : "6",
+		 label, opt.runs * (d->n - d->n % RT_BURST));
+	CALLGRIND_DUMP_STATS_AT(l);
 	return bench_median(v, opt.runs);
 }
 
@@ -289,11 +305,11 @@ family(uint8_t af, const char *file, const char *tag)
 	/* A single route: the default. */
 	struct fib_route def = {.dst = {.family = af}, .nh = gw};
 	fib_route_add(r.fib, &def);
-	double single = median_run(&uni);
+	double single = median_run(&uni, "single");
 	printf("IPv%s single route            %6.2f cycles/packet\n", tag, single);
 	/* The full table. */
 	add_routes(&pl, gw);
-	double full = median_run(&uni), full4k = median_run(&few);
+	double full = median_run(&uni, "full"), full4k = median_run(&few, "4096");
 	printf("IPv%s full table, uniform     %6.2f cycles/packet\n", tag, full);
 	printf("IPv%s full table, 4096 dests  %6.2f cycles/packet\n", tag, full4k);
 	/* One custom rule that matches nothing. */
@@ -310,7 +326,7 @@ family(uint8_t af, const char *file, const char *tag)
 	else
 		ru.src.addr.v6[0] = 0xfd;
 	fib_rule_add(r.fib, &ru);
-	double rule = median_run(&uni);
+	double rule = median_run(&uni, "rule");
 	fib_rule_del(r.fib, &ru);
 	printf("IPv%s full table, one rule    %6.2f cycles/packet\n", tag, rule);
 	/* Through an ECMP group of 4. */
@@ -321,7 +337,7 @@ family(uint8_t af, const char *file, const char *tag)
 	if (nh_group_add(r.nh, m, 4, &g) < 0)
 		die("group", ENOSPC);
 	add_routes(&pl, g);
-	double ecmp = median_run(&uni);
+	double ecmp = median_run(&uni, "ecmp");
 	printf("IPv%s full table, ECMP of 4   %6.2f cycles/packet\n", tag, ecmp);
 
 	snprintf(key, sizeof(key), "pipeline%s_cycles", tag);

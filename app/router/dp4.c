@@ -3,6 +3,8 @@
  * The IPv4 stage of the worker: validate, look up the burst, act on the
  * nexthop. Called with the IPv4 packets of one received burst.
  */
+#include <string.h>
+
 #include <rte_ip.h>
 
 #include "dp.h"
@@ -14,6 +16,26 @@ static inline bool
 martian_src4(uint32_t s)
 {
 	return (s >> 28) == 0xe || s == 0xffffffffu || (s >> 24) == 0 || (s >> 24) == 127;
+}
+
+/* The header checksum verifies when the one's complement sum of the
+ * header is all ones. Option-less headers, nearly all of them, are summed
+ * as five 32-bit words and folded (RFC 1071: the sum is independent of
+ * word size and byte order); rte_raw_cksum's generic loop cost 15
+ * instructions more a packet (bench/callgrind_pipeline.sh). */
+static inline bool
+csum_ok4(const struct rte_ipv4_hdr *ip, unsigned int ihl)
+{
+	if (unlikely(ihl != sizeof(*ip)))
+		return rte_raw_cksum(ip, ihl) == 0xffff;
+	uint32_t w[5];
+	memcpy(w, ip, sizeof(w)); /* five plain loads once compiled */
+	uint64_t s = (uint64_t)w[0] + w[1] + w[2] + w[3] + w[4];
+	s = (s >> 32) + (uint32_t)s; /* < 2^32 + 5 */
+	s = (s >> 16) + (s & 0xffff);
+	s = (s >> 16) + (s & 0xffff);
+	s = (s >> 16) + (s & 0xffff);
+	return s == 0xffff;
 }
 
 /* Check one packet per RFC 1812 section 5.2.2; on success its IPv4 header
@@ -42,7 +64,7 @@ validate4(struct rt_worker *w, struct rte_mbuf *m)
 	}
 	/* (4) the header checksum is right (options included, processed
 	 * or not: they are forwarded untouched), */
-	if (unlikely(rte_raw_cksum(ip, ihl) != 0xffff)) {
+	if (unlikely(!csum_ok4(ip, ihl))) {
 		dp_drop(w, m, RT_DROP_CHECKSUM);
 		return NULL;
 	}
