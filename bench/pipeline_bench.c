@@ -44,6 +44,7 @@
 #include "bench_util.h"
 #include "dp_stages.h"
 #include "prefix_file.h"
+#include "udp_frame.h"
 
 int rt_meta_offset = -1;
 
@@ -174,60 +175,18 @@ make_dests(const struct prefix_list *pl, struct dests *d, uint32_t distinct, uin
 		}
 		const struct fib_prefix *p = &pl->p[bench_rand(&seed) % pl->n];
 		uint64_t h = bench_rand(&seed), l = bench_rand(&seed);
-		if (d->family == FIB_AF_INET) {
-			uint32_t host = p->len == 32 ? 0 : (uint32_t)h & (0xffffffffu >> p->len);
-			uint32_t be = rte_cpu_to_be_32(p->addr.v4 | host);
-			memcpy(d->a[i], &be, 4);
-			continue;
-		}
-		for (int k = 0; k < 16; k++) {
-			uint8_t rnd = (uint8_t)((k < 8 ? h : l) >> (8 * (k % 8)));
-			int bits = (int)p->len - 8 * k;
-			uint8_t keep = bits >= 8   ? 0xff
-				       : bits <= 0 ? 0
-						   : (uint8_t)(0xff << (8 - bits));
-			d->a[i][k] = (p->addr.v6[k] & keep) | (rnd & ~keep);
-		}
+		prefix_pick(p, h, l, d->a[i]);
 	}
 }
 
-/* Fill a 64-byte UDP frame to dst, as received on port 0. */
+/* A 64-byte UDP frame to dst, as received on port 0 from the gateway. */
 static void
 build(struct rte_mbuf *m, uint8_t family, const uint8_t *dst, uint32_t i)
 {
-	uint8_t *f = (uint8_t *)rte_pktmbuf_append(m, 64);
-	memset(f, 0, 64);
-	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)f;
-	eth->dst_addr = r.port[0].mac;
-	memcpy(&eth->src_addr, gw_mac, 6);
-	if (family == FIB_AF_INET) {
-		eth->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV4);
-		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + 1);
-		ip->version_ihl = 0x45;
-		ip->total_length = RTE_BE16(64 - 14 - 4);
-		ip->time_to_live = 64;
-		ip->next_proto_id = IPPROTO_UDP;
-		ip->src_addr = RTE_BE32(0xc0000202);
-		memcpy(&ip->dst_addr, dst, 4);
-		ip->hdr_checksum = rte_ipv4_cksum(ip);
-		struct rte_udp_hdr *u = (struct rte_udp_hdr *)(ip + 1);
-		u->src_port = rte_cpu_to_be_16((uint16_t)(1024 + i % 4096));
-		u->dst_port = RTE_BE16(5000);
-		rte_pktmbuf_trim(m, 4); /* 60 bytes plus the FCS the wire adds */
-	} else {
-		eth->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV6);
-		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(eth + 1);
-		ip->vtc_flow = RTE_BE32(6u << 28);
-		ip->payload_len = RTE_BE16(64 - 14 - 40 - 4);
-		ip->proto = IPPROTO_UDP;
-		ip->hop_limits = 64;
-		ip->src_addr[0] = 0x20, ip->src_addr[1] = 0x01, ip->src_addr[15] = 2;
-		memcpy(ip->dst_addr, dst, 16);
-		struct rte_udp_hdr *u = (struct rte_udp_hdr *)(ip + 1);
-		u->src_port = rte_cpu_to_be_16((uint16_t)(1024 + i % 4096));
-		u->dst_port = RTE_BE16(5000);
-		rte_pktmbuf_trim(m, 4);
-	}
+	static const uint8_t src4[4] = {192, 0, 2, 2};
+	static const uint8_t src6[16] = {0x20, 0x01, [15] = 2};
+	udp_frame(m, family, &r.port[0].mac, (const struct rte_ether_addr *)gw_mac,
+		  family == FIB_AF_INET ? src4 : src6, dst, (uint16_t)(1024 + i % 4096));
 }
 
 /* One run: cycles per packet spent in dp_burst. */

@@ -12,6 +12,14 @@
 
 #include "router.h"
 
+/*
+ * RT_TTL_REFILL (a TTL value) is defined only for routerd-loop, the build
+ * bench/fwd_bench.sh runs in its ring loop: there a fixed set of packets
+ * goes round forever, so a packet whose TTL would expire leaves with
+ * RT_TTL_REFILL - 1 instead of being punted (once every 63 hops). routerd
+ * itself never defines it.
+ */
+
 static inline void
 dp_drop(struct rt_worker *w, struct rte_mbuf *m, enum rt_drop why)
 {

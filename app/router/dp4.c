@@ -121,8 +121,15 @@ act4(const struct router *r, struct rt_worker *w, struct rte_mbuf *m, struct rte
 		return;
 	/* TTL before MTU (RFC 1812 5.3.1, then 5.2.1). */
 	if (unlikely(ip->time_to_live <= 1)) {
+#ifdef RT_TTL_REFILL
+		uint16_t was = (uint16_t)(ip->time_to_live << 8 | ip->next_proto_id);
+		uint16_t now = (uint16_t)(RT_TTL_REFILL << 8 | ip->next_proto_id);
+		ip->time_to_live = RT_TTL_REFILL;
+		ip->hdr_checksum = dp_csum_update(ip->hdr_checksum, was, now);
+#else
 		dp_punt(w, m, RT_PUNT_TTL, nh);
 		return;
+#endif
 	}
 	if (unlikely(rte_be_to_cpu_16(ip->total_length) > d->mtu)) {
 		if (ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG))

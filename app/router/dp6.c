@@ -81,8 +81,12 @@ act6(const struct router *r, struct rt_worker *w, struct rte_mbuf *m, struct rte
 	if (!dp_forwardable(w, m, d, nh))
 		return;
 	if (unlikely(ip->hop_limits <= 1)) {
+#ifdef RT_TTL_REFILL
+		ip->hop_limits = RT_TTL_REFILL;
+#else
 		dp_punt(w, m, RT_PUNT_TTL, nh);
 		return;
+#endif
 	}
 	if (unlikely(rte_be_to_cpu_16(ip->payload_len) + sizeof(*ip) > d->mtu)) {
 		dp_punt(w, m, RT_PUNT_TOO_BIG, nh);

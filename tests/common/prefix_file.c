@@ -34,6 +34,23 @@ prefix_parse(const char *s, struct fib_prefix *p)
 	return 0;
 }
 
+void
+prefix_pick(const struct fib_prefix *p, uint64_t r1, uint64_t r2, uint8_t out[16])
+{
+	if (p->family == FIB_AF_INET) {
+		uint32_t host = p->len == 32 ? 0 : (uint32_t)r1 & (0xffffffffu >> p->len);
+		uint32_t be = htonl(p->addr.v4 | host);
+		memcpy(out, &be, 4);
+		return;
+	}
+	for (int k = 0; k < 16; k++) {
+		uint8_t rnd = (uint8_t)((k < 8 ? r1 : r2) >> (8 * (k % 8)));
+		int bits = (int)p->len - 8 * k;
+		uint8_t keep = bits >= 8 ? 0xff : bits <= 0 ? 0 : (uint8_t)(0xff << (8 - bits));
+		out[k] = (p->addr.v6[k] & keep) | (rnd & ~keep);
+	}
+}
+
 const char *
 prefix_data_path(const char *name)
 {
