@@ -290,6 +290,8 @@ cmd_link(struct cli *c)
 		else
 			rte_eth_dev_set_link_down(port);
 		r->port[port].up = up;
+		uint32_t down = r->ports_down & ~(1u << port);
+		__atomic_store_n(&r->ports_down, down | (up ? 0 : 1u << port), __ATOMIC_RELEASE);
 	}
 	return 0;
 }

@@ -5,15 +5,26 @@
  * dp4.c and dp6.c this is the code the workers run on every packet, built
  * as a library so that bench/ measures exactly it.
  */
+#include <assert.h>
+#include <stddef.h>
+#include <string.h>
+
 #include "dp.h"
 #include "dp_stages.h"
 
-/* Frames for us: our MAC, or group addresses (broadcast, multicast). */
+/* Frames for us: our MAC, or group addresses (broadcast, multicast).
+ * Eight-byte loads (the MAC and the two bytes after it, in the frame and
+ * in struct rt_port), compared on the MAC's 48 bits: three instructions
+ * where rte_is_same_ether_addr takes seven. */
 static inline bool
 for_us(const struct rt_port *p, const struct rte_ether_hdr *eth)
 {
-	return rte_is_same_ether_addr(&eth->dst_addr, &p->mac) ||
-	       rte_is_multicast_ether_addr(&eth->dst_addr);
+	uint64_t a, b;
+	static_assert(offsetof(struct rt_port, mac) + 8 <= sizeof(struct rt_port),
+		      "eight bytes readable at rt_port.mac");
+	memcpy(&a, &eth->dst_addr, 8);
+	memcpy(&b, &p->mac, 8);
+	return ((a ^ b) << 16) == 0 || (a & 1) != 0; /* bit 0: group address */
 }
 
 void
@@ -43,19 +54,15 @@ dp_burst(const struct router *r, struct rt_worker *w, uint16_t port, struct rte_
 			continue;
 		}
 		m->port = port;
-		switch (eth->ether_type) {
-		case RTE_BE16(RTE_ETHER_TYPE_IPV4):
+		uint16_t type = eth->ether_type;
+		if (likely(type == RTE_BE16(RTE_ETHER_TYPE_IPV4)))
 			v4[n4++] = m;
-			break;
-		case RTE_BE16(RTE_ETHER_TYPE_IPV6):
+		else if (type == RTE_BE16(RTE_ETHER_TYPE_IPV6))
 			v6[n6++] = m;
-			break;
-		case RTE_BE16(RTE_ETHER_TYPE_ARP):
+		else if (type == RTE_BE16(RTE_ETHER_TYPE_ARP))
 			dp_punt(w, m, RT_PUNT_ARP, 0);
-			break;
-		default:
+		else
 			dp_drop(w, m, RT_DROP_ETHERTYPE);
-		}
 	}
 	if (n4)
 		dp4_burst(r, w, port, v4, n4);

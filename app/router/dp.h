@@ -69,9 +69,9 @@ dp_send(struct rt_worker *w, struct rte_mbuf *m, __m128i hdr, uint16_t port, uin
 static inline bool
 dp_forwardable(struct rt_worker *w, struct rte_mbuf *m, const struct nh_dp *d, uint32_t nh)
 {
-	switch (d->type) {
-	case NH_T_GATEWAY:
+	if (likely(d->type == NH_T_GATEWAY)) /* one test for the common case */
 		return true;
+	switch (d->type) {
 	case NH_T_CONNECTED:
 		dp_punt(w, m, RT_PUNT_CONNECTED, nh);
 		return false;
@@ -107,11 +107,24 @@ dp_header(const struct router *r, struct rt_worker *w, struct rte_mbuf *m, const
 		dp_punt(w, m, RT_PUNT_RESOLVE, nh);
 		return false;
 	}
-	if (unlikely(!r->port[d->port].up)) {
+	if (unlikely(r->ports_down >> d->port & 1)) {
 		dp_drop(w, m, RT_DROP_PORT_DOWN);
 		return false;
 	}
 	return true;
+}
+
+/* Decrement the TTL and update the checksum in place: the word holding
+ * the TTL drops by 0x0100, so the checksum rises by 0x0100 with the
+ * carry folded back (RFC 1624 eqn. 3 for this one change; the same sum
+ * Linux's ip_decrease_ttl makes). Raw loads are network order, so on
+ * this little-endian host 0x0100 is 0x0001. */
+static inline void
+dp_ttl_dec4(struct rte_ipv4_hdr *ip)
+{
+	uint32_t c = (uint32_t)ip->hdr_checksum + rte_cpu_to_be_16(0x0100);
+	ip->hdr_checksum = (uint16_t)(c + (c >= 0xffff));
+	ip->time_to_live--;
 }
 
 /* RFC 1624 eqn. 3: HC' = ~(~HC + ~m + m'), for one 16-bit word changing

@@ -126,6 +126,10 @@ struct router {
 	struct rte_rcu_qsbr *qsbr;
 	struct rte_mempool *pool;
 	uint16_t nb_ports;
+	/* Bit N set while portN is administratively down: the workers' view
+	 * of port[N].up, one word they test per packet (struct rt_port is
+	 * 60 bytes, so indexing it costs a multiply). */
+	uint32_t ports_down;
 	struct rt_port port[RT_MAX_PORTS];
 	unsigned int nb_workers;
 	struct rt_worker worker[RT_MAX_WORKERS];

@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A traffic generator for the end-to-end benchmarks (issue 6: the memif
+ * setup and the Linux kernel baseline): 64-byte UDP frames to random
+ * addresses in random prefixes of a table, the pattern ring_loop puts in
+ * the ring loop, sent as fast as the port takes them.
+ *
+ *   pkt_gen [EAL options: one port] -- --table FILE --dmac MAC
+ *           [--seconds S] [--flows N] [--src ADDR]
+ *
+ * TABLE: "PREFIX/LEN anything" lines (the vendored format). N (default
+ * 4096) frames are built once; each burst sends 32 of them again, their
+ * reference count raised so the driver's free after its copy leaves them
+ * intact. Prints the packets a second it sent, every second and overall.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+
+#include "bench_util.h"
+#include "prefix_file.h"
+#include "udp_frame.h"
+
+#define BURST 32
+
+static volatile int stop;
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static int
+die(const char *what, int rc)
+{
+	fprintf(stderr, "pkt_gen: %s: %s\n", what, strerror(rc < 0 ? -rc : rc));
+	exit(1);
+}
+
+int
+main(int argc, char **argv)
+{
+	int rc = rte_eal_init(argc, argv);
+	if (rc < 0)
+		die("EAL", -rte_errno);
+	argc -= rc;
+	argv += rc;
+	const char *table = NULL, *src_s = NULL;
+	struct rte_ether_addr dmac;
+	bool have_dmac = false;
+	double seconds = 10;
+	uint32_t flows = 4096;
+	static const struct option opts[] = {{"table", required_argument, NULL, 't'},
+					     {"dmac", required_argument, NULL, 'd'},
+					     {"seconds", required_argument, NULL, 's'},
+					     {"flows", required_argument, NULL, 'f'},
+					     {"src", required_argument, NULL, 'a'},
+					     {NULL, 0, NULL, 0}};
+	int c;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 't': table = optarg; break;
+		case 'd': have_dmac = rte_ether_unformat_addr(optarg, &dmac) == 0; break;
+		case 's': seconds = strtod(optarg, NULL); break;
+		case 'f': flows = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'a': src_s = optarg; break;
+		default: return 2;
+		}
+	}
+	if (table == NULL || !have_dmac || flows < BURST || seconds <= 0)
+		die("give --table, --dmac, --flows >= 32, --seconds > 0", -EINVAL);
+	if (rte_eth_dev_count_avail() != 1)
+		die("give EAL exactly one port", -EINVAL);
+
+	struct prefix_list pl;
+	if ((rc = prefix_list_load(table, &pl)) < 0)
+		die(table, rc);
+	if (pl.n == 0)
+		die("empty table", -EINVAL);
+	uint8_t family = pl.p[0].family, src[16];
+	if (src_s == NULL)
+		src_s = family == FIB_AF_INET ? "192.0.2.100" : "2001:db8:1::100";
+	if (inet_pton(family == FIB_AF_INET ? AF_INET : AF_INET6, src_s, src) != 1)
+		die("--src", -EINVAL);
+
+	struct rte_mempool *mp = rte_pktmbuf_pool_create("gen", flows + 1024, 256, 0,
+							 RTE_MBUF_DEFAULT_BUF_SIZE,
+							 (int)rte_socket_id());
+	if (mp == NULL)
+		die("mbuf pool", -rte_errno);
+	struct rte_eth_conf conf = {0};
+	if ((rc = rte_eth_dev_configure(0, 1, 1, &conf)) < 0 ||
+	    (rc = rte_eth_rx_queue_setup(0, 0, 512, (unsigned int)rte_socket_id(), NULL, mp)) < 0 ||
+	    (rc = rte_eth_tx_queue_setup(0, 0, 1024, (unsigned int)rte_socket_id(), NULL)) < 0 ||
+	    (rc = rte_eth_dev_start(0)) < 0)
+		die("port", rc);
+	struct rte_ether_addr smac;
+	rte_eth_macaddr_get(0, &smac);
+
+	struct rte_mbuf **pkts = calloc(flows, sizeof(*pkts));
+	if (pkts == NULL || rte_pktmbuf_alloc_bulk(mp, pkts, flows) != 0)
+		die("mbufs", -ENOMEM);
+	uint64_t seed = 0x6e6;
+	for (uint32_t i = 0; i < flows; i++) {
+		uint8_t dst[16];
+		const struct fib_prefix *p = &pl.p[bench_rand(&seed) % pl.n];
+		uint64_t h = bench_rand(&seed), l = bench_rand(&seed);
+		prefix_pick(p, h, l, dst);
+		udp_frame(pkts[i], family, &dmac, &smac, src, dst, (uint16_t)(1024 + i));
+	}
+	prefix_list_free(&pl);
+
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	uint64_t hz = rte_get_tsc_hz(), t0 = rte_rdtsc(), end = t0 + (uint64_t)(seconds * hz);
+	uint64_t sent = 0, mark = t0, sent_mark = 0;
+	uint32_t next = 0;
+	while (!stop) {
+		struct rte_mbuf **b = &pkts[next];
+		for (int k = 0; k < BURST; k++)
+			rte_mbuf_refcnt_update(b[k], 1);
+		uint16_t n = rte_eth_tx_burst(0, 0, b, BURST);
+		for (int k = n; k < BURST; k++)
+			rte_mbuf_refcnt_update(b[k], -1);
+		sent += n;
+		next = next + BURST + BURST > flows ? 0 : next + BURST;
+		uint64_t now = rte_rdtsc();
+		if (now - mark >= hz) {
+			printf("sent_mpps %.3f\n", (double)(sent - sent_mark) / ((double)(now - mark) / (double)hz) / 1e6);
+			fflush(stdout);
+			mark = now;
+			sent_mark = sent;
+		}
+		if (now >= end)
+			break;
+	}
+	double secs = (double)(rte_rdtsc() - t0) / (double)hz;
+	printf("sent %llu packets in %.2f s: %.3f Mpps\n", (unsigned long long)sent, secs,
+	       (double)sent / secs / 1e6);
+	rte_eth_dev_stop(0);
+	rte_eal_cleanup();
+	return 0;
+}
