@@ -61,21 +61,30 @@ main(int argc, char **argv)
 	bool have_dmac = false;
 	double seconds = 10;
 	uint32_t flows = 4096;
-	static const struct option opts[] = {{"table", required_argument, NULL, 't'},
-					     {"dmac", required_argument, NULL, 'd'},
-					     {"seconds", required_argument, NULL, 's'},
-					     {"flows", required_argument, NULL, 'f'},
-					     {"src", required_argument, NULL, 'a'},
-					     {NULL, 0, NULL, 0}};
+	static const struct option opts[] = {
+		{"table", required_argument, NULL, 't'},   {"dmac", required_argument, NULL, 'd'},
+		{"seconds", required_argument, NULL, 's'}, {"flows", required_argument, NULL, 'f'},
+		{"src", required_argument, NULL, 'a'},     {NULL, 0, NULL, 0}};
 	int c;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
-		case 't': table = optarg; break;
-		case 'd': have_dmac = rte_ether_unformat_addr(optarg, &dmac) == 0; break;
-		case 's': seconds = strtod(optarg, NULL); break;
-		case 'f': flows = (uint32_t)strtoul(optarg, NULL, 0); break;
-		case 'a': src_s = optarg; break;
-		default: return 2;
+		case 't':
+			table = optarg;
+			break;
+		case 'd':
+			have_dmac = rte_ether_unformat_addr(optarg, &dmac) == 0;
+			break;
+		case 's':
+			seconds = strtod(optarg, NULL);
+			break;
+		case 'f':
+			flows = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
+		case 'a':
+			src_s = optarg;
+			break;
+		default:
+			return 2;
 		}
 	}
 	if (table == NULL || !have_dmac || flows < BURST || seconds <= 0)
@@ -94,9 +103,8 @@ main(int argc, char **argv)
 	if (inet_pton(family == FIB_AF_INET ? AF_INET : AF_INET6, src_s, src) != 1)
 		die("--src", -EINVAL);
 
-	struct rte_mempool *mp = rte_pktmbuf_pool_create("gen", flows + 1024, 256, 0,
-							 RTE_MBUF_DEFAULT_BUF_SIZE,
-							 (int)rte_socket_id());
+	struct rte_mempool *mp = rte_pktmbuf_pool_create(
+		"gen", flows + 1024, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
 	if (mp == NULL)
 		die("mbuf pool", -rte_errno);
 	struct rte_eth_conf conf = {0};
@@ -137,7 +145,9 @@ main(int argc, char **argv)
 		next = next + BURST + BURST > flows ? 0 : next + BURST;
 		uint64_t now = rte_rdtsc();
 		if (now - mark >= hz) {
-			printf("sent_mpps %.3f\n", (double)(sent - sent_mark) / ((double)(now - mark) / (double)hz) / 1e6);
+			printf("sent_mpps %.3f\n", (double)(sent - sent_mark) /
+							   ((double)(now - mark) / (double)hz) /
+							   1e6);
 			fflush(stdout);
 			mark = now;
 			sent_mark = sent;

@@ -60,8 +60,7 @@ die(const char *what, int rc)
 
 /* Addresses of `count` packets a port, each on the port its route says. */
 static void
-pick(const struct prefix_list *pl, uint16_t nb_ports, uint8_t (*dst)[MAX_PORTS][16],
-     uint32_t count)
+pick(const struct prefix_list *pl, uint16_t nb_ports, uint8_t (*dst)[MAX_PORTS][16], uint32_t count)
 {
 	struct ref_lpm *ref = ref_create(pl->p[0].family);
 	for (uint32_t i = 0; i < pl->n; i++) {
@@ -112,9 +111,9 @@ fill(uint16_t nb_ports)
 
 	/* No cache: every mbuf the forwarder frees is back in the ring, so
 	 * the pool's count says exactly how many left the loop. */
-	struct rte_mempool *mp = rte_pktmbuf_pool_create(POOL_NAME, opt.count * nb_ports, 0, 0,
-							 RTE_MBUF_DEFAULT_BUF_SIZE,
-							 (int)rte_socket_id());
+	struct rte_mempool *mp =
+		rte_pktmbuf_pool_create(POOL_NAME, opt.count * nb_ports, 0, 0,
+					RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
 	if (mp == NULL)
 		die("mbuf pool", -rte_errno);
 	static const uint8_t src4[4] = {192, 0, 2, 100};
@@ -185,11 +184,20 @@ main(int argc, char **argv)
 	int c;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
-		case 'f': opt.table = optarg; break;
-		case 'c': opt.count = (uint32_t)strtoul(optarg, NULL, 0); break;
-		case 'r': opt.runs = (unsigned int)strtoul(optarg, NULL, 0); break;
-		case 'i': opt.interval = strtod(optarg, NULL); break;
-		default: return 2;
+		case 'f':
+			opt.table = optarg;
+			break;
+		case 'c':
+			opt.count = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
+		case 'r':
+			opt.runs = (unsigned int)strtoul(optarg, NULL, 0);
+			break;
+		case 'i':
+			opt.interval = strtod(optarg, NULL);
+			break;
+		default:
+			return 2;
 		}
 	}
 	if (opt.count == 0 || opt.count > 512 || opt.interval <= 0)

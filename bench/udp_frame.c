@@ -9,8 +9,7 @@
 
 void
 udp_frame(struct rte_mbuf *m, uint8_t family, const struct rte_ether_addr *dmac,
-	  const struct rte_ether_addr *smac, const uint8_t *src, const uint8_t *dst,
-	  uint16_t sport)
+	  const struct rte_ether_addr *smac, const uint8_t *src, const uint8_t *dst, uint16_t sport)
 {
 	uint8_t *f = (uint8_t *)rte_pktmbuf_append(m, 60);
 	memset(f, 0, 60);
