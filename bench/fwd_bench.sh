@@ -24,88 +24,19 @@ SIZES=${SIZES:-1000 10000 100000}
 work=$build/fwd-bench
 mkdir -p "$work" bench/out
 l3fwd=$(bench/build_l3fwd.sh "$build/l3fwd")
-prefix=fwdb
-pid=
-
-eal=(--no-pci --file-prefix=$prefix --log-level=lib.eal:error --no-telemetry
-	--vdev=net_ring0 --vdev=net_ring1 --force-max-simd-bitwidth=512)
-stop() {
-	if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
-		kill -INT "$pid"
-		wait "$pid" 2>/dev/null || true
-	fi
-	pid=
-	rm -f /dev/hugepages/${prefix}map_* 2>/dev/null || true
-}
-trap stop EXIT
-
-free=$(awk '/HugePages_Free/ {print $2}' /proc/meminfo)
-if [ "${free:-0}" -lt 600 ]; then
-	echo "fwd_bench: needs about 600 free 2 MiB hugepages (scripts/setup.sh reserves them); $free free" >&2
-	exit 1
-fi
-
-# Tables: "PREFIX/LEN PORT". l3fwd's own routes on its two ports, and the
-# vendored real tables, duplicates dropped, routes alternating between
-# the ports.
-printf '198.18.0.0/24 0\n198.18.1.0/24 1\n' >"$work/small4"
-printf '2001:200::/64 0\n2001:200:0:1::/64 1\n' >"$work/small6"
+# shellcheck source=ring_lib.sh
+. bench/ring_lib.sh
+trap ring_stop EXIT
+ring_check_hugepages
+ring_tables
 for f in 4 6; do
-	zcat "bench/data/prefixes-v$f.txt.gz" | awk '!seen[$1]++ { print $1, NR % 2 }' >"$work/full$f"
 	for n in $SIZES; do head -n "$n" "$work/full$f" >"$work/n$n-$f"; done
 done
-
-# routerd's routes for a table: via a neighbour on the port, whose link
-# address is the port's own (00:00:... on net_ring), so the rewritten
-# frame is accepted again when it comes round.
-routes() {
-	awk -v f="$2" '{
-		gw = f == 4 ? ($2 ? "198.51.100.2" : "192.0.2.2") : ($2 ? "2001:db8:2::2" : "2001:db8:1::2")
-		print "route add " $1 " via " gw
-	}' "$1"
-}
-
-start_routerd() {
-	cat >"$work/startup" <<-EOS
-		addr add 192.0.2.1/24 dev port0
-		addr add 198.51.100.1/24 dev port1
-		addr add 2001:db8:1::1/64 dev port0
-		addr add 2001:db8:2::1/64 dev port1
-		neigh add 192.0.2.2 lladdr 00:00:00:00:00:00 dev port0
-		neigh add 198.51.100.2 lladdr 00:00:00:00:00:00 dev port1
-		neigh add 2001:db8:1::2 lladdr 00:00:00:00:00:00 dev port0
-		neigh add 2001:db8:2::2 lladdr 00:00:00:00:00:00 dev port1
-	EOS
-	rm -f "$work/sock"
-	"$build/app/routerd-loop" -l 0,1 "${eal[@]}" -- --socket "$work/sock" \
-		--startup "$work/startup" --set idle-backoff=off >"$work/log" 2>&1 &
-	pid=$!
-	for _ in $(seq 100); do
-		[ -S "$work/sock" ] && break
-		sleep 0.1
-	done
-	[ -S "$work/sock" ] || { cat "$work/log" >&2; exit 1; }
-	routes "$1" "$2" | "$build/app/routerctl" -s "$work/sock" -b - >/dev/null
-}
-
-# l3fwd on lcore 1 alone, both ports, its built-in routes.
-start_l3fwd() {
-	"$l3fwd" -l 1 "${eal[@]}" -- -p 0x3 --config="(0,0,1),(1,0,1)" --parse-ptype \
-		--lookup="$1" >"$work/log" 2>&1 &
-	pid=$!
-	for _ in $(seq 100); do
-		grep -q "entering main loop" "$work/log" && return 0
-		sleep 0.1
-	done
-	cat "$work/log" >&2
-	exit 1
-}
 
 # Fill the loop with packets to TABLE's prefixes, measure; prints Mpps.
 measure() {
 	local out
-	out=$("$build/bench/ring_loop" --proc-type=secondary -l 0 --no-pci --file-prefix=$prefix \
-		--log-level=lib.eal:error --no-telemetry -- --fill "$1" --count 256 --runs "$RUNS")
+	out=$(ring_loop_run --fill "$1" --count 256 --runs "$RUNS")
 	echo "$out" >>"$work/ring_loop.log"
 	if ! echo "$out" | grep -q '^lost 0$'; then
 		echo "fwd_bench: packets left the loop:" >&2
@@ -121,29 +52,28 @@ scenario() { # NAME START-COMMAND... ; table in $table
 	shift
 	"$@"
 	res[$name]+="$(measure "$table") "
-	stop
+	ring_stop
 }
 
 : >"$work/ring_loop.log"
 for rep in $(seq "$REPS"); do
 	echo "repetition $rep of $REPS" >&2
 	for f in 4 6; do
-		table=$work/small$f scenario "l3fwd_lpm$f" start_l3fwd lpm
-		table=$work/small$f scenario "l3fwd_fib$f" start_l3fwd fib
-		table=$work/small$f scenario "routerd_small$f" start_routerd "$work/small$f" $f
-		table=$work/full$f scenario "routerd_full$f" start_routerd "$work/full$f" $f
+		table=$work/small$f scenario "l3fwd_lpm$f" ring_start_l3fwd lpm
+		table=$work/small$f scenario "l3fwd_fib$f" ring_start_l3fwd fib
+		table=$work/small$f scenario "routerd_small$f" ring_start_routerd "$work/small$f" $f
+		table=$work/full$f scenario "routerd_full$f" ring_start_routerd "$work/full$f" $f
 		for n in $SIZES; do
-			table=$work/n$n-$f scenario "routerd_n$n-$f" start_routerd "$work/n$n-$f" $f
+			table=$work/n$n-$f scenario "routerd_n$n-$f" ring_start_routerd "$work/n$n-$f" $f
 		done
 	done
 done
 
-median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 declare -A med
 stamp=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 [ -s bench/out/fwd.csv ] || echo "time,scenario,family,routes,mpps" >bench/out/fwd.csv
 for k in "${!res[@]}"; do
-	med[$k]=$(echo "${res[$k]}" | median)
+	med[$k]=$(echo "${res[$k]}" | tr ' ' '\n' | grep . | median)
 	fam=${k: -1}
 	case $k in
 	*small*) n=2 ;;

@@ -1,0 +1,101 @@
+# The ring loop's helpers, shared by bench/fwd_bench.sh and
+# bench/churn_bench.sh: tables, routerd-loop or l3fwd on two looped
+# net_ring ports, and bench/ring_loop to fill and measure. Source it after
+# setting build (absolute) and work; it defines functions and variables.
+# shellcheck shell=bash
+
+prefix=ringb
+pid=
+eal=(--no-pci --file-prefix=$prefix --log-level=lib.eal:error --no-telemetry
+	--vdev=net_ring0 --vdev=net_ring1 --force-max-simd-bitwidth=512)
+
+ring_stop() {
+	if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
+		kill -INT "$pid"
+		wait "$pid" 2>/dev/null || true
+	fi
+	pid=
+	rm -f /dev/hugepages/${prefix}map_* 2>/dev/null || true
+}
+
+ring_check_hugepages() {
+	local free
+	free=$(awk '/HugePages_Free/ {print $2}' /proc/meminfo)
+	if [ "${free:-0}" -lt 600 ]; then
+		echo "needs about 600 free 2 MiB hugepages (scripts/setup.sh reserves them); ${free:-0} free" >&2
+		exit 1
+	fi
+}
+
+# Tables in $work: "PREFIX/LEN PORT". l3fwd's own routes on its two ports
+# (small4, small6), and the vendored real tables (full4, full6),
+# duplicates dropped, routes alternating between the ports.
+ring_tables() {
+	printf '198.18.0.0/24 0\n198.18.1.0/24 1\n' >"$work/small4"
+	printf '2001:200::/64 0\n2001:200:0:1::/64 1\n' >"$work/small6"
+	for f in 4 6; do
+		zcat "bench/data/prefixes-v$f.txt.gz" | awk '!seen[$1]++ { print $1, NR % 2 }' >"$work/full$f"
+	done
+}
+
+# routerd's routes for TABLE FAMILY: via a neighbour on the port, whose
+# link address is the port's own (00:00:... on net_ring), so the
+# rewritten frame is accepted again when it comes round.
+ring_routes() {
+	awk -v f="$2" '{
+		gw = f == 4 ? ($2 ? "198.51.100.2" : "192.0.2.2") : ($2 ? "2001:db8:2::2" : "2001:db8:1::2")
+		print "route add " $1 " via " gw
+	}' "$1"
+}
+
+# ring_start_routerd TABLE FAMILY [startup lines...]
+ring_start_routerd() {
+	local table=$1 fam=$2
+	shift 2
+	{
+		cat <<-EOS
+			addr add 192.0.2.1/24 dev port0
+			addr add 198.51.100.1/24 dev port1
+			addr add 2001:db8:1::1/64 dev port0
+			addr add 2001:db8:2::1/64 dev port1
+			neigh add 192.0.2.2 lladdr 00:00:00:00:00:00 dev port0
+			neigh add 198.51.100.2 lladdr 00:00:00:00:00:00 dev port1
+			neigh add 2001:db8:1::2 lladdr 00:00:00:00:00:00 dev port0
+			neigh add 2001:db8:2::2 lladdr 00:00:00:00:00:00 dev port1
+		EOS
+		printf '%s\n' "$@"
+	} >"$work/startup"
+	rm -f "$work/sock"
+	"$build/app/routerd-loop" -l 0,1 "${eal[@]}" -- --socket "$work/sock" \
+		--startup "$work/startup" --set idle-backoff=off >"$work/log" 2>&1 &
+	pid=$!
+	for _ in $(seq 100); do
+		[ -S "$work/sock" ] && break
+		sleep 0.1
+	done
+	[ -S "$work/sock" ] || { cat "$work/log" >&2; exit 1; }
+	ring_routes "$table" "$fam" | "$build/app/routerctl" -s "$work/sock" -b - >/dev/null
+}
+
+# ring_start_l3fwd lpm|fib: l3fwd on lcore 1 alone, both ports, its
+# built-in routes.
+ring_start_l3fwd() {
+	"$l3fwd" -l 1 "${eal[@]}" -- -p 0x3 --config="(0,0,1),(1,0,1)" --parse-ptype \
+		--lookup="$1" >"$work/log" 2>&1 &
+	pid=$!
+	for _ in $(seq 100); do
+		grep -q "entering main loop" "$work/log" && return 0
+		sleep 0.1
+	done
+	cat "$work/log" >&2
+	exit 1
+}
+
+# ring_loop_run [ring_loop options...]: the driver, attached to the
+# running forwarder; its output on stdout.
+ring_loop_run() {
+	"$build/bench/ring_loop" --proc-type=secondary -l 0 --no-pci --file-prefix=$prefix \
+		--log-level=lib.eal:error --no-telemetry -- "$@"
+}
+
+median() { sort -g | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
