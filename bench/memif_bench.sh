@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# End to end over shared memory (issue 6, part 2, "end to end"):
+#   bench/pkt_gen (CPU 0) --net_memif--> port0 [forwarder] port1 net_null,no-rx=1
+# The forwarder is routerd (worker on CPU 1, control core on CPU 0 and
+# idle) or, as the I/O bound, dpdk-testpmd in io mode (forwarding core
+# on CPU 1). pkt_gen sends 64-byte UDP frames to random addresses in
+# random prefixes of the table; memif pushes back when the receiver
+# falls behind (its TX takes fewer packets), so the generator's sent rate
+# is the receiver's rate; routerd's own forwarded counter is printed
+# beside it as a check.
+#
+#   bench/memif_bench.sh [BUILD_DIR]          (REPS=3 SECONDS_RUN=8)
+#
+# Scenarios: testpmd io; routerd with l3fwd's two routes; routerd with
+# the full table; IPv4 and IPv6. Each is the median of the one-second
+# rates after the first two seconds; the set is repeated REPS times,
+# interleaved, and each figure is the median over repetitions.
+# Needs hugepages: memif without them carries 3-4 Mpps here.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=$(realpath "${1:-build}")
+REPS=${REPS:-3}
+SECONDS_RUN=${SECONDS_RUN:-8}
+work=$build/memif-bench
+mkdir -p "$work"
+# shellcheck source=ring_lib.sh
+. bench/ring_lib.sh
+ring_check_hugepages
+ring_tables
+sock=$work/memif.sock
+mac=02:00:00:00:00:01
+rx_eal=(-l 0,1 --no-pci --file-prefix=memb --log-level=lib.eal:error --no-telemetry
+	--force-max-simd-bitwidth=512 "--vdev=net_memif0,role=server,socket=$sock,socket-abstract=no,mac=$mac"
+	--vdev=net_null0,no-rx=1)
+rx_pid=
+stop_rx() {
+	if [ -n "$rx_pid" ] && kill -0 "$rx_pid" 2>/dev/null; then
+		kill -INT "$rx_pid"
+		wait "$rx_pid" 2>/dev/null || true
+	fi
+	rx_pid=
+	rm -f /dev/hugepages/membmap_* /dev/hugepages/memgmap_* "$sock"
+}
+trap stop_rx EXIT
+
+start_testpmd() {
+	dpdk-testpmd "${rx_eal[@]}" -- --forward-mode=io --nb-cores=1 --auto-start \
+		--stats-period=1 </dev/null >"$work/rx.log" 2>&1 &
+	rx_pid=$!
+	for _ in $(seq 100); do
+		[ -S "$sock" ] && return 0
+		sleep 0.1
+	done
+	cat "$work/rx.log" >&2
+	exit 1
+}
+
+# start_routerd TABLE FAMILY: routes via a gateway on port1 (the sink).
+start_routerd() {
+	cat >"$work/startup" <<-EOS
+		addr add 192.0.2.1/24 dev port0
+		addr add 198.51.100.1/24 dev port1
+		addr add 2001:db8:1::1/64 dev port0
+		addr add 2001:db8:2::1/64 dev port1
+		neigh add 198.51.100.2 lladdr 02:00:00:00:00:02 dev port1
+		neigh add 2001:db8:2::2 lladdr 02:00:00:00:00:02 dev port1
+	EOS
+	rm -f "$work/sock"
+	"$build/app/routerd" "${rx_eal[@]}" -- --socket "$work/sock" --startup "$work/startup" \
+		--set idle-backoff=off >"$work/rx.log" 2>&1 &
+	rx_pid=$!
+	for _ in $(seq 100); do
+		[ -S "$work/sock" ] && break
+		sleep 0.1
+	done
+	[ -S "$work/sock" ] || { cat "$work/rx.log" >&2; exit 1; }
+	awk '{ print "route add " $1 " via " ($1 ~ /:/ ? "2001:db8:2::2" : "198.51.100.2") }' "$1" |
+		"$build/app/routerctl" -s "$work/sock" -b - >/dev/null
+}
+
+forwarded() {
+	"$build/app/routerctl" -s "$work/sock" stats | awk '$1 == "total" && $2 == "forwarded" { print $3 }'
+}
+
+# gen TABLE: run the generator; prints the median Mpps it sent.
+gen() {
+	local f0=0 f1
+	[ -S "$work/sock" ] && [ -n "$rx_pid" ] && f0=$(forwarded 2>/dev/null || echo 0)
+	"$build/bench/pkt_gen" -l 0 --no-pci --file-prefix=memg --log-level=lib.eal:error \
+		--no-telemetry "--vdev=net_memif0,role=client,socket=$sock,socket-abstract=no" -- --table "$1" \
+		--dmac "$mac" --seconds "$SECONDS_RUN" >"$work/gen.log" 2>&1
+	if grep -q "^routerd" "$work/rx.log" 2>/dev/null; then
+		f1=$(forwarded)
+		echo "  routerd forwarded $(((f1 - f0) / 1000000))M packets; $(grep '^sent ' "$work/gen.log")" >&2
+	fi
+	awk '$1 == "sent_mpps" { n++; if (n > 2) print $2 }' "$work/gen.log" | median
+}
+
+declare -A res
+for rep in $(seq "$REPS"); do
+	echo "repetition $rep of $REPS" >&2
+	for f in 4 6; do
+		start_testpmd
+		res[testpmd_io$f]+="$(gen "$work/full$f") "
+		stop_rx
+		start_routerd "$work/small$f" $f
+		res[routerd_small$f]+="$(gen "$work/small$f") "
+		stop_rx
+		start_routerd "$work/full$f" $f
+		res[routerd_full$f]+="$(gen "$work/full$f") "
+		stop_rx
+	done
+done
+declare -A med
+stamp=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+[ -s bench/out/memif.csv ] || echo "time,scenario,family,mpps" >bench/out/memif.csv
+for k in $(echo "${!res[@]}" | tr ' ' '\n' | sort); do
+	med[$k]=$(echo "${res[$k]}" | tr ' ' '\n' | grep . | median)
+	echo "$stamp,$k,${k: -1},${med[$k]}" >>bench/out/memif.csv
+	printf '%-16s %8s Mpps  (%s)\n' "$k" "${med[$k]}" "${res[$k]% }"
+done
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f\n", a / b }'; }
+echo "e2e4_vs_testpmd_io $(ratio "${med[routerd_small4]}" "${med[testpmd_io4]}")"
+echo "e2e4_full_vs_testpmd_io $(ratio "${med[routerd_full4]}" "${med[testpmd_io4]}")"
+echo "e2e6_vs_testpmd_io $(ratio "${med[routerd_small6]}" "${med[testpmd_io6]}")"
+echo "e2e6_full_vs_testpmd_io $(ratio "${med[routerd_full6]}" "${med[testpmd_io6]}")"
