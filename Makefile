@@ -4,7 +4,7 @@ BUILD      ?= build
 BUILD_SAN  ?= build-san
 MESON_OPTS ?=
 
-.PHONY: all setup build run test unit unit-san integration bench-smoke bench format format-check clean
+.PHONY: all setup build run test unit unit-san integration bench-smoke bench bench-fwd format format-check clean
 
 all: build
 
@@ -27,6 +27,10 @@ test: build
 
 bench: build
 	@bench/run.sh $(BUILD)
+
+# Forwarding against l3fwd, testpmd, the kernel, and under churn (issue 6).
+bench-fwd: build
+	@bench/forwarding.sh $(BUILD)
 
 FORMAT_FILES = $(shell git ls-files '*.c' '*.h')
 

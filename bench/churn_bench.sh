@@ -15,7 +15,9 @@
 #   churn_lost = packets lost - no_route punts during the churn,
 # and the replaced routes must lose nothing. The rate with churn is the
 # median of the churn's one-second intervals, against the median of as
-# many intervals just before it, same process, same packets.
+# many intervals without churn, half just before it and half just after
+# (same process, same packets), so that drift in the machine's speed
+# over the minute shows in both.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=$(realpath "${1:-build}")
@@ -38,7 +40,8 @@ rc() { "$build/app/routerctl" -s "$work/sock" "$@"; }
 stat() { rc stats | awk -v g="$1" -v n="$2" '$1 == g && $2 == n { print $3 }'; }
 
 intervals=$((SECONDS_CHURN - 4))
-quiet=$(ring_loop_run --fill "$work/full4" --count 256 --runs "$intervals")
+half=$(((intervals + 1) / 2))
+quiet=$(ring_loop_run --fill "$work/full4" --count 256 --runs "$half")
 echo "$quiet" >"$work/quiet.log"
 lost0=$(echo "$quiet" | awk '$1 == "lost" { print $2 }')
 noroute0=$(stat punt no_route)
@@ -51,11 +54,12 @@ busy=$(ring_loop_run --runs "$intervals")
 echo "$busy" >"$work/busy.log"
 wait "$churn_pid" || { echo "routerctl -b reported errors:" >&2; grep -v '^ok\|progress' "$work/churn.out" | head >&2; }
 sleep 0.5
-end=$(ring_loop_run --runs 0)
+end=$(ring_loop_run --runs "$half")
+echo "$end" >>"$work/quiet.log"
 lost1=$(echo "$end" | awk '$1 == "lost" { print $2 }')
 noroute1=$(stat punt no_route)
 
-q=$(echo "$quiet" | awk '$1 == "mpps_median" { print $2 }')
+q=$(printf '%s\n%s\n' "$quiet" "$end" | awk '$1 == "run" { print $4 }' | median)
 b=$(echo "$busy" | awk '$1 == "mpps_median" { print $2 }')
 lost=$((lost1 - lost0))
 noroute=$((noroute1 - noroute0))

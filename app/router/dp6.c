@@ -23,6 +23,49 @@ is_loopback(const uint8_t *a)
 	return memcmp(a, lo, 16) == 0;
 }
 
+/* First bytes of addresses that need a closer look (special6), so that
+ * one table load per address clears nearly every packet: as a source,
+ * 00 (unspecified, loopback) and ff (multicast); as a destination, 00
+ * (unspecified), fe (link-local) and ff (multicast). */
+#define A6_SRC 1
+#define A6_DST 2
+static const uint8_t addr6_first[256] = {
+	[0x00] = A6_SRC | A6_DST,
+	[0xfe] = A6_DST,
+	[0xff] = A6_SRC | A6_DST,
+};
+
+/* The slow side of the address checks: drop or punt the packet and
+ * return true, or return false for a packet to route. Sources never
+ * forwarded: multicast, loopback (RFC 4291 2.5.3, 2.7). Link-scope
+ * multicast (ND, router discovery) and link-local destinations are for
+ * the control core; other multicast is not routed; the unspecified
+ * address is neither a source nor a destination to forward. */
+static __rte_noinline bool
+special6(struct rt_worker *w, struct rte_mbuf *m, const struct rte_ipv6_hdr *h)
+{
+	if (h->src_addr[0] == 0xff || is_loopback(h->src_addr)) {
+		dp_drop(w, m, RT_DROP_MARTIAN_SRC);
+		return true;
+	}
+	if (h->dst_addr[0] == 0xff) {
+		if ((h->dst_addr[1] & 0x0f) == 0x02)
+			dp_punt(w, m, RT_PUNT_LOCAL, 0);
+		else
+			dp_drop(w, m, RT_DROP_MULTICAST);
+		return true;
+	}
+	if (h->dst_addr[0] == 0xfe && (h->dst_addr[1] & 0xc0) == 0x80) {
+		dp_punt(w, m, RT_PUNT_LOCAL, 0);
+		return true;
+	}
+	if (is_unspecified(h->src_addr) || is_unspecified(h->dst_addr)) {
+		dp_drop(w, m, RT_DROP_MARTIAN_DST);
+		return true;
+	}
+	return false;
+}
+
 static inline struct rte_ipv6_hdr *
 validate6(struct rt_worker *w, struct rte_mbuf *m)
 {
@@ -32,7 +75,7 @@ validate6(struct rt_worker *w, struct rte_mbuf *m)
 	}
 	struct rte_ipv6_hdr *ip =
 		rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *, RTE_ETHER_HDR_LEN);
-	if (unlikely((rte_be_to_cpu_32(ip->vtc_flow) >> 28) != 6)) {
+	if (unlikely((*(const uint8_t *)&ip->vtc_flow >> 4) != 6)) {
 		dp_drop(w, m, RT_DROP_VERSION);
 		return NULL;
 	}
@@ -45,12 +88,6 @@ validate6(struct rt_worker *w, struct rte_mbuf *m)
 	}
 	if (plen < frame)
 		rte_pktmbuf_trim(m, (uint16_t)(frame - plen));
-	/* Sources never forwarded: multicast, loopback (RFC 4291 2.5.3,
-	 * 2.7); the unspecified source is fine only towards us (DAD). */
-	if (unlikely(ip->src_addr[0] == 0xff || is_loopback(ip->src_addr))) {
-		dp_drop(w, m, RT_DROP_MARTIAN_SRC);
-		return NULL;
-	}
 	return ip;
 }
 
@@ -70,8 +107,8 @@ flow_hash6(const struct router *r, const struct rte_ipv6_hdr *ip)
 }
 
 static inline void
-act6(const struct router *r, struct rt_worker *w, struct rte_mbuf *m, struct rte_ipv6_hdr *ip,
-     uint32_t nh)
+act6(const struct router *r, struct rt_worker *w, struct dp_out *out, struct rte_mbuf *m,
+     struct rte_ipv6_hdr *ip, uint32_t nh)
 {
 	const struct nh_dp *d = &w->nh[nh];
 	if (d->type == NH_T_GROUP) {
@@ -96,7 +133,7 @@ act6(const struct router *r, struct rt_worker *w, struct rte_mbuf *m, struct rte
 	if (!dp_header(r, w, m, d, d->hdr6, nh, &hdr))
 		return;
 	ip->hop_limits--; /* no header checksum in IPv6 */
-	dp_send(w, m, hdr, d->port, nh);
+	dp_send(w, out, m, hdr, d->port, nh);
 }
 
 void
@@ -109,28 +146,15 @@ dp6_burst(const struct router *r, struct rt_worker *w, uint16_t port, struct rte
 	uint32_t nh[RT_BURST];
 	unsigned int k = 0;
 
-	/* Step 1: validate. Link-scope multicast (ND, router discovery)
-	 * and link-local destinations are for the control core; other
-	 * multicast is not routed. */
+	/* Step 1: validate; keep the good ones and their destinations. */
 	for (unsigned int i = 0; i < n; i++) {
 		struct rte_ipv6_hdr *h = validate6(w, pkts[i]);
 		if (h == NULL)
 			continue;
-		if (unlikely(h->dst_addr[0] == 0xff)) {
-			if ((h->dst_addr[1] & 0x0f) == 0x02)
-				dp_punt(w, pkts[i], RT_PUNT_LOCAL, 0);
-			else
-				dp_drop(w, pkts[i], RT_DROP_MULTICAST);
+		if (unlikely(((addr6_first[h->src_addr[0]] & A6_SRC) |
+			      (addr6_first[h->dst_addr[0]] & A6_DST)) != 0) &&
+		    special6(w, pkts[i], h))
 			continue;
-		}
-		if (unlikely(h->dst_addr[0] == 0xfe && (h->dst_addr[1] & 0xc0) == 0x80)) {
-			dp_punt(w, pkts[i], RT_PUNT_LOCAL, 0);
-			continue;
-		}
-		if (unlikely(is_unspecified(h->src_addr) || is_unspecified(h->dst_addr))) {
-			dp_drop(w, pkts[i], RT_DROP_MARTIAN_DST);
-			continue;
-		}
 		ok[k] = pkts[i];
 		ip[k] = h;
 		dst[k++] = h->dst_addr;
@@ -145,6 +169,9 @@ dp6_burst(const struct router *r, struct rt_worker *w, uint16_t port, struct rte
 				r->fib, ip[i]->src_addr, dst[i], port,
 				(uint8_t)((rte_be_to_cpu_32(ip[i]->vtc_flow) >> 22) & 0x3f), nh[i]);
 	/* Step 3: act. */
+	struct dp_out out;
+	out.n = 0;
 	for (unsigned int i = 0; i < k; i++)
-		act6(r, w, ok[i], ip[i], nh[i]);
+		act6(r, w, &out, ok[i], ip[i], nh[i]);
+	dp_out_flush(w, &out);
 }

@@ -416,9 +416,10 @@ const struct neigh_ops rt_neigh_ops = {
 /*
  * NUD wants to know which neighbours traffic uses: a STALE entry in use
  * goes to DELAY then PROBE and is confirmed, an unused one is collected.
- * Workers never touch neighbour state, so they count packets per nexthop
- * in arrays of their own, and once a second the control core tells the
- * neighbour table about every gateway whose count moved.
+ * Workers never touch neighbour state: each stamps the nexthops it sends
+ * through with its loop count, in an array of its own (dp_send), and once
+ * a second the control core tells the neighbour table about every gateway
+ * whose stamps moved (their sum changed).
  */
 void
 rt_neigh_touch_used(struct router *r, uint64_t now)

@@ -80,10 +80,14 @@ struct rt_worker {
 	const struct nh_dp *nh; /* this worker's nexthop lines */
 	struct rte_eth_dev_tx_buffer *txb[RT_MAX_PORTS];
 	uint64_t tx_dropped[RT_MAX_PORTS]; /* written by the TX buffer callback */
-	/* Packets forwarded per nexthop index: the control core reads them to
-	 * learn which neighbours are in use (NUD needs it, and workers never
-	 * touch neighbour state). */
+	/* Per nexthop index, the value of `epoch` when this worker last sent
+	 * a packet through it: the control core reads them to learn which
+	 * neighbours are in use (NUD needs it, and workers never touch
+	 * neighbour state). A plain store a packet: a counter's
+	 * load-add-store would chain through memory when packets share a
+	 * nexthop, about five cycles a packet. */
 	uint32_t *nh_used;
+	uint32_t epoch; /* the worker loop's round, from 1 */
 	struct rt_wstats st;
 } __rte_cache_aligned;
 

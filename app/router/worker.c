@@ -43,6 +43,7 @@ rt_worker_main(void *arg)
 	rte_rcu_qsbr_thread_online(r->qsbr, w->id);
 	while (!r->quit) {
 		unsigned int got = 0;
+		w->epoch++;
 		for (uint16_t port = 0; port < r->nb_ports; port++) {
 			uint16_t n = rte_eth_rx_burst(port, q, pkts, RT_BURST);
 			if (n == 0)
