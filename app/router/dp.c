@@ -32,14 +32,15 @@ dp_burst(const struct router *r, struct rt_worker *w, uint16_t port, struct rte_
 	 unsigned int n)
 {
 	struct rte_mbuf *v4[RT_BURST], *v6[RT_BURST];
+	uint8_t *f[RT_BURST], *f4[RT_BURST], *f6[RT_BURST];
 	unsigned int n4 = 0, n6 = 0;
 	const struct rt_port *p = &r->port[port];
 
 	w->st.rx += n;
 	w->st.port_rx[port] += n;
 	for (unsigned int i = 0; i < n; i++) {
-		struct rte_mbuf *m = pkts[i];
-		rte_prefetch0(rte_pktmbuf_mtod(m, void *));
+		f[i] = rte_pktmbuf_mtod(pkts[i], uint8_t *);
+		rte_prefetch0(f[i]);
 	}
 	/* Classify by ethertype; VLAN-tagged frames are not configured. */
 	for (unsigned int i = 0; i < n; i++) {
@@ -48,24 +49,27 @@ dp_burst(const struct router *r, struct rt_worker *w, uint16_t port, struct rte_
 			dp_drop(w, m, RT_DROP_TRUNCATED);
 			continue;
 		}
-		const struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+		const struct rte_ether_hdr *eth = (const struct rte_ether_hdr *)f[i];
 		if (unlikely(!for_us(p, eth))) {
 			dp_drop(w, m, RT_DROP_NOT_FOR_US);
 			continue;
 		}
 		m->port = port;
 		uint16_t type = eth->ether_type;
-		if (likely(type == RTE_BE16(RTE_ETHER_TYPE_IPV4)))
+		if (likely(type == RTE_BE16(RTE_ETHER_TYPE_IPV4))) {
+			f4[n4] = f[i];
 			v4[n4++] = m;
-		else if (type == RTE_BE16(RTE_ETHER_TYPE_IPV6))
+		} else if (type == RTE_BE16(RTE_ETHER_TYPE_IPV6)) {
+			f6[n6] = f[i];
 			v6[n6++] = m;
-		else if (type == RTE_BE16(RTE_ETHER_TYPE_ARP))
+		} else if (type == RTE_BE16(RTE_ETHER_TYPE_ARP)) {
 			dp_punt(w, m, RT_PUNT_ARP, 0);
-		else
+		} else {
 			dp_drop(w, m, RT_DROP_ETHERTYPE);
+		}
 	}
 	if (n4)
-		dp4_burst(r, w, port, v4, n4);
+		dp4_burst(r, w, port, v4, f4, n4);
 	if (n6)
-		dp6_burst(r, w, port, v6, n6);
+		dp6_burst(r, w, port, v6, f6, n6);
 }

@@ -57,7 +57,15 @@ struct dp_out {
 	struct rte_mbuf *m[RT_BURST];
 	uint16_t port[RT_BURST];
 	unsigned int n;
+	uint32_t ports_down; /* router.ports_down, read once a burst */
 };
+
+static inline void
+dp_out_init(const struct router *r, struct dp_out *out)
+{
+	out->n = 0;
+	out->ports_down = __atomic_load_n(&r->ports_down, __ATOMIC_RELAXED);
+}
 
 /* Write this core's prebuilt Ethernet header and queue the packet for the
  * egress port. The header is 14 bytes of a 16-byte register: one 16-byte
@@ -66,10 +74,10 @@ struct dp_out {
  * loads at odd offsets) stalls store forwarding: measured 28% of the
  * IPv4 stage's time. */
 static inline void
-dp_send(struct rt_worker *w, struct dp_out *out, struct rte_mbuf *m, __m128i hdr, uint16_t port,
-	uint32_t nh)
+dp_send(struct rt_worker *w, struct dp_out *out, struct rte_mbuf *m, uint8_t *frame, __m128i hdr,
+	uint16_t port, uint32_t nh)
 {
-	__m128i *p = rte_pktmbuf_mtod(m, __m128i *);
+	__m128i *p = (__m128i *)frame;
 	const __m128i ip_bytes = _mm_set_epi8(-1, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
 	w->nh_used[nh] = w->epoch; /* this worker's own array */
 	_mm_storeu_si128(p, _mm_blendv_epi8(hdr, _mm_loadu_si128(p), ip_bytes));
@@ -155,7 +163,7 @@ dp_forwardable(struct rt_worker *w, struct rte_mbuf *m, const struct nh_dp *d, u
  * core, a port that is down drops it; both return false.
  */
 static inline bool
-dp_header(const struct router *r, struct rt_worker *w, struct rte_mbuf *m, const struct nh_dp *d,
+dp_header(const struct dp_out *out, struct rt_worker *w, struct rte_mbuf *m, const struct nh_dp *d,
 	  const uint8_t slot[16], uint32_t nh, __m128i *hdr)
 {
 	*hdr = nh_hdr_load(slot);
@@ -163,7 +171,7 @@ dp_header(const struct router *r, struct rt_worker *w, struct rte_mbuf *m, const
 		dp_punt(w, m, RT_PUNT_RESOLVE, nh);
 		return false;
 	}
-	if (unlikely(r->ports_down >> d->port & 1)) {
+	if (unlikely(out->ports_down >> d->port & 1)) {
 		dp_drop(w, m, RT_DROP_PORT_DOWN);
 		return false;
 	}

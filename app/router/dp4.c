@@ -113,10 +113,9 @@ csum_ok4(const struct rte_ipv4_hdr *ip)
 /* Check one packet per RFC 1812 section 5.2.2; on success its IPv4 header
  * is returned and padding past the IP total length is trimmed. */
 static inline struct rte_ipv4_hdr *
-validate4(struct rt_worker *w, struct rte_mbuf *m)
+validate4(struct rt_worker *w, struct rte_mbuf *m, uint8_t *eth)
 {
-	struct rte_ipv4_hdr *ip =
-		rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, RTE_ETHER_HDR_LEN);
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + RTE_ETHER_HDR_LEN);
 	uint32_t frame = rte_pktmbuf_data_len(m) - RTE_ETHER_HDR_LEN; /* >= 0: dp_burst */
 	unsigned int ihl = sizeof(*ip);
 	if (likely(ip->version_ihl == 0x45 && frame >= sizeof(*ip))) {
@@ -190,15 +189,15 @@ act4(const struct router *r, struct rt_worker *w, struct dp_out *out, struct rte
 		return;
 	}
 	__m128i hdr;
-	if (!dp_header(r, w, m, d, d->hdr4, nh, &hdr))
+	if (!dp_header(out, w, m, d, d->hdr4, nh, &hdr))
 		return;
 	dp_ttl_dec4(ip);
-	dp_send(w, out, m, hdr, d->port, nh);
+	dp_send(w, out, m, (uint8_t *)ip - RTE_ETHER_HDR_LEN, hdr, d->port, nh);
 }
 
 void
 dp4_burst(const struct router *r, struct rt_worker *w, uint16_t port, struct rte_mbuf **pkts,
-	  unsigned int n)
+	  uint8_t **frames, unsigned int n)
 {
 	struct rte_ipv4_hdr *ip[RT_BURST];
 	struct rte_mbuf *ok[RT_BURST];
@@ -207,7 +206,7 @@ dp4_burst(const struct router *r, struct rt_worker *w, uint16_t port, struct rte
 
 	/* Step 1: validate; keep the good ones and their destinations. */
 	for (unsigned int i = 0; i < n; i++) {
-		struct rte_ipv4_hdr *h = validate4(w, pkts[i]);
+		struct rte_ipv4_hdr *h = validate4(w, pkts[i], frames[i]);
 		if (h == NULL)
 			continue;
 		uint32_t d = rte_be_to_cpu_32(h->dst_addr);
@@ -230,7 +229,7 @@ dp4_burst(const struct router *r, struct rt_worker *w, uint16_t port, struct rte
 						port, ip[i]->type_of_service >> 2, nh[i]);
 	/* Step 3: act on each answer. */
 	struct dp_out out;
-	out.n = 0;
+	dp_out_init(r, &out);
 	for (unsigned int i = 0; i < k; i++)
 		act4(r, w, &out, ok[i], ip[i], nh[i]);
 	dp_out_flush(w, &out);

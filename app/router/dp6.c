@@ -67,14 +67,13 @@ special6(struct rt_worker *w, struct rte_mbuf *m, const struct rte_ipv6_hdr *h)
 }
 
 static inline struct rte_ipv6_hdr *
-validate6(struct rt_worker *w, struct rte_mbuf *m)
+validate6(struct rt_worker *w, struct rte_mbuf *m, uint8_t *eth)
 {
 	if (unlikely(rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv6_hdr))) {
 		dp_drop(w, m, RT_DROP_TRUNCATED);
 		return NULL;
 	}
-	struct rte_ipv6_hdr *ip =
-		rte_pktmbuf_mtod_offset(m, struct rte_ipv6_hdr *, RTE_ETHER_HDR_LEN);
+	struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(eth + RTE_ETHER_HDR_LEN);
 	if (unlikely((*(const uint8_t *)&ip->vtc_flow >> 4) != 6)) {
 		dp_drop(w, m, RT_DROP_VERSION);
 		return NULL;
@@ -130,15 +129,15 @@ act6(const struct router *r, struct rt_worker *w, struct dp_out *out, struct rte
 		return;
 	}
 	__m128i hdr;
-	if (!dp_header(r, w, m, d, d->hdr6, nh, &hdr))
+	if (!dp_header(out, w, m, d, d->hdr6, nh, &hdr))
 		return;
 	ip->hop_limits--; /* no header checksum in IPv6 */
-	dp_send(w, out, m, hdr, d->port, nh);
+	dp_send(w, out, m, (uint8_t *)ip - RTE_ETHER_HDR_LEN, hdr, d->port, nh);
 }
 
 void
 dp6_burst(const struct router *r, struct rt_worker *w, uint16_t port, struct rte_mbuf **pkts,
-	  unsigned int n)
+	  uint8_t **frames, unsigned int n)
 {
 	struct rte_ipv6_hdr *ip[RT_BURST];
 	struct rte_mbuf *ok[RT_BURST];
@@ -148,7 +147,7 @@ dp6_burst(const struct router *r, struct rt_worker *w, uint16_t port, struct rte
 
 	/* Step 1: validate; keep the good ones and their destinations. */
 	for (unsigned int i = 0; i < n; i++) {
-		struct rte_ipv6_hdr *h = validate6(w, pkts[i]);
+		struct rte_ipv6_hdr *h = validate6(w, pkts[i], frames[i]);
 		if (h == NULL)
 			continue;
 		if (unlikely(((addr6_first[h->src_addr[0]] & A6_SRC) |
@@ -170,7 +169,7 @@ dp6_burst(const struct router *r, struct rt_worker *w, uint16_t port, struct rte
 				(uint8_t)((rte_be_to_cpu_32(ip[i]->vtc_flow) >> 22) & 0x3f), nh[i]);
 	/* Step 3: act. */
 	struct dp_out out;
-	out.n = 0;
+	dp_out_init(r, &out);
 	for (unsigned int i = 0; i < k; i++)
 		act6(r, w, &out, ok[i], ip[i], nh[i]);
 	dp_out_flush(w, &out);
