@@ -11,7 +11,8 @@
 #
 # Each scenario is started, filled, measured for RUNS one-second
 # intervals (median), stopped; the whole set is repeated REPS times,
-# interleaved, and each figure is the median over the repetitions.
+# interleaved. Each Mpps figure is the median over the repetitions; each
+# ratio the median of the repetitions' ratios.
 # Prints one "scenario mpps" line per result, the ratios as "name value"
 # lines, and appends rows to bench/out/fwd.csv. Needs hugepages: the
 # secondary process shares the forwarder's memory through them.
@@ -59,9 +60,10 @@ scenario() { # NAME START-COMMAND... ; table in $table
 for rep in $(seq "$REPS"); do
 	echo "repetition $rep of $REPS" >&2
 	for f in 4 6; do
+		# Compared scenarios run next to each other (see ratio below).
 		table=$work/small$f scenario "l3fwd_lpm$f" ring_start_l3fwd lpm
-		table=$work/small$f scenario "l3fwd_fib$f" ring_start_l3fwd fib
 		table=$work/small$f scenario "routerd_small$f" ring_start_routerd "$work/small$f" $f
+		table=$work/small$f scenario "l3fwd_fib$f" ring_start_l3fwd fib
 		table=$work/full$f scenario "routerd_full$f" ring_start_routerd "$work/full$f" $f
 		for n in $SIZES; do
 			table=$work/n$n-$f scenario "routerd_n$n-$f" ring_start_routerd "$work/n$n-$f" $f
@@ -86,12 +88,12 @@ done
 for k in $(echo "${!med[@]}" | tr ' ' '\n' | sort); do
 	printf '%-22s %8s Mpps  (%s)\n' "$k" "${med[$k]}" "${res[$k]% }"
 done
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f\n", a / b }'; }
-echo "fwd4_vs_l3fwd_lpm $(ratio "${med[routerd_small4]}" "${med[l3fwd_lpm4]}")"
-echo "fwd4_vs_l3fwd_fib $(ratio "${med[routerd_small4]}" "${med[l3fwd_fib4]}")"
-echo "fwd6_vs_l3fwd_lpm $(ratio "${med[routerd_small6]}" "${med[l3fwd_lpm6]}")"
-echo "fwd6_vs_l3fwd_fib $(ratio "${med[routerd_small6]}" "${med[l3fwd_fib6]}")"
-echo "fwd4_full_vs_small $(ratio "${med[routerd_full4]}" "${med[routerd_small4]}")"
-echo "fwd6_full_vs_small $(ratio "${med[routerd_full6]}" "${med[routerd_small6]}")"
+ratio() { paired_ratio "${res[$1]}" "${res[$2]}"; }
+echo "fwd4_vs_l3fwd_lpm $(ratio routerd_small4 l3fwd_lpm4)"
+echo "fwd4_vs_l3fwd_fib $(ratio routerd_small4 l3fwd_fib4)"
+echo "fwd6_vs_l3fwd_lpm $(ratio routerd_small6 l3fwd_lpm6)"
+echo "fwd6_vs_l3fwd_fib $(ratio routerd_small6 l3fwd_fib6)"
+echo "fwd4_full_vs_small $(ratio routerd_full4 routerd_small4)"
+echo "fwd6_full_vs_small $(ratio routerd_full6 routerd_small6)"
 echo "fwd4_full_mpps ${med[routerd_full4]}"
 echo "fwd6_full_mpps ${med[routerd_full6]}"

@@ -99,3 +99,12 @@ ring_loop_run() {
 }
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# paired_ratio "A values" "B values": the median of A[i] / B[i] over
+# repetitions i, two decimals. The two figures of a pair are measured
+# seconds apart, while this machine's speed drifts by up to 2x over
+# minutes, so a ratio of medians would mix different minutes.
+paired_ratio() {
+	paste <(echo "$1" | tr ' ' '\n' | grep .) <(echo "$2" | tr ' ' '\n' | grep .) |
+		awk '{ print $1 / $2 }' | median | awk '{ printf "%.2f\n", $1 }'
+}
