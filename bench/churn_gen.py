@@ -46,9 +46,8 @@ def main():
             now = flip.get(p, port) ^ 1
             flip[p] = now
             lines.append(f"route replace {p} via {GW[now]}")
-        for _ in range(per_tick - 2 * third):
-            i = rnd.randrange(len(routes))
-            p, port = routes[i]
+        while len(deleted) < per_tick - 2 * third:
+            p, port = routes[rnd.randrange(len(routes))]
             if p in flip or any(p == d for d, _ in deleted):
                 continue  # replaced routes stay; no double delete
             lines.append(f"route del {p}")
