@@ -50,39 +50,38 @@ dp_punt(struct rt_worker *w, struct rte_mbuf *m, enum rt_punt why, uint32_t nh)
  * A burst's forwarded packets, handed to the TX buffers once, at the end
  * of the burst (dp_out_flush). Appending packets one at a time to a TX
  * buffer, and counting them one at a time, are load-add-store chains
- * through memory, about five cycles a packet each; here the count lives
- * in a register.
+ * through memory, about five cycles a packet each. So the stages keep
+ * the count in a local variable of their own (never in this struct,
+ * whose address the inlined helpers pass around and which therefore
+ * lives in memory) and hand it to dp_out_flush.
  */
 struct dp_out {
 	struct rte_mbuf *m[RT_BURST];
 	uint16_t port[RT_BURST];
-	unsigned int n;
 	uint32_t ports_down; /* router.ports_down, read once a burst */
 };
 
 static inline void
 dp_out_init(const struct router *r, struct dp_out *out)
 {
-	out->n = 0;
 	out->ports_down = __atomic_load_n(&r->ports_down, __ATOMIC_RELAXED);
 }
 
-/* Write this core's prebuilt Ethernet header and queue the packet for the
- * egress port. The header is 14 bytes of a 16-byte register: one 16-byte
- * store, its last two bytes the packet's own (the first two of the IP
- * header). Going through memory instead (a 16-byte store, then 8-byte
- * loads at odd offsets) stalls store forwarding: measured 28% of the
- * IPv4 stage's time. */
-static inline void
-dp_send(struct rt_worker *w, struct dp_out *out, struct rte_mbuf *m, uint8_t *frame, __m128i hdr,
-	uint16_t port, uint32_t nh)
+/* Write this core's prebuilt Ethernet header and stamp the nexthop as
+ * used; @return the egress port, for the stage to queue the packet on.
+ * The header is 14 bytes of a 16-byte register: one 16-byte store, its
+ * last two bytes the packet's own (the first two of the IP header).
+ * Going through memory instead (a 16-byte store, then 8-byte loads at
+ * odd offsets) stalls store forwarding: measured 28% of the IPv4 stage's
+ * time. */
+static inline int
+dp_send(struct rt_worker *w, uint8_t *frame, __m128i hdr, uint16_t port, uint32_t nh)
 {
 	__m128i *p = (__m128i *)frame;
 	const __m128i ip_bytes = _mm_set_epi8(-1, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
 	w->nh_used[nh] = w->epoch; /* this worker's own array */
 	_mm_storeu_si128(p, _mm_blendv_epi8(hdr, _mm_loadu_si128(p), ip_bytes));
-	out->m[out->n] = m;
-	out->port[out->n++] = port;
+	return port;
 }
 
 /* Append packets to a port's TX buffer, sending whenever it fills. */
@@ -104,9 +103,8 @@ dp_tx_append(struct rt_worker *w, uint16_t port, struct rte_mbuf **m, unsigned i
 /* The end of a burst: its forwarded packets to their TX buffers, and the
  * counters. Usually the whole burst leaves by one port. */
 static inline void
-dp_out_flush(struct rt_worker *w, struct dp_out *out)
+dp_out_flush(struct rt_worker *w, struct dp_out *out, unsigned int n)
 {
-	unsigned int n = out->n;
 	if (n == 0)
 		return;
 	w->st.fwd += n;

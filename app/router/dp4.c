@@ -157,7 +157,8 @@ flow_hash4(const struct router *r, const struct rte_ipv4_hdr *ip)
 }
 
 /* Act on the lookup's answer: the nexthop decides. */
-static inline void
+/* @return the egress port of a packet to send, or -1 (punted or dropped). */
+static inline int
 act4(const struct router *r, struct rt_worker *w, struct dp_out *out, struct rte_mbuf *m,
      struct rte_ipv4_hdr *ip, uint32_t nh)
 {
@@ -167,7 +168,7 @@ act4(const struct router *r, struct rt_worker *w, struct dp_out *out, struct rte
 		d = &w->nh[nh];
 	}
 	if (!dp_forwardable(w, m, d, nh))
-		return;
+		return -1;
 	/* TTL before MTU (RFC 1812 5.3.1, then 5.2.1). */
 	if (unlikely(ip->time_to_live <= 1)) {
 #ifdef RT_TTL_REFILL
@@ -177,7 +178,7 @@ act4(const struct router *r, struct rt_worker *w, struct dp_out *out, struct rte
 		ip->hdr_checksum = dp_csum_update(ip->hdr_checksum, was, now);
 #else
 		dp_punt(w, m, RT_PUNT_TTL, nh);
-		return;
+		return -1;
 #endif
 	}
 	/* The frame ends where the IP packet does (validate4 trimmed it). */
@@ -186,13 +187,13 @@ act4(const struct router *r, struct rt_worker *w, struct dp_out *out, struct rte
 			dp_punt(w, m, RT_PUNT_TOO_BIG, nh);
 		else
 			dp_drop(w, m, RT_DROP_TOO_BIG); /* we do not fragment */
-		return;
+		return -1;
 	}
 	__m128i hdr;
 	if (!dp_header(out, w, m, d, d->hdr4, nh, &hdr))
-		return;
+		return -1;
 	dp_ttl_dec4(ip);
-	dp_send(w, out, m, (uint8_t *)ip - RTE_ETHER_HDR_LEN, hdr, d->port, nh);
+	return dp_send(w, (uint8_t *)ip - RTE_ETHER_HDR_LEN, hdr, d->port, nh);
 }
 
 void
@@ -229,8 +230,14 @@ dp4_burst(const struct router *r, struct rt_worker *w, uint16_t port, struct rte
 						port, ip[i]->type_of_service >> 2, nh[i]);
 	/* Step 3: act on each answer. */
 	struct dp_out out;
+	unsigned int sent = 0;
 	dp_out_init(r, &out);
-	for (unsigned int i = 0; i < k; i++)
-		act4(r, w, &out, ok[i], ip[i], nh[i]);
-	dp_out_flush(w, &out);
+	for (unsigned int i = 0; i < k; i++) {
+		int p = act4(r, w, &out, ok[i], ip[i], nh[i]);
+		if (p >= 0) {
+			out.m[sent] = ok[i];
+			out.port[sent++] = (uint16_t)p;
+		}
+	}
+	dp_out_flush(w, &out, sent);
 }

@@ -105,7 +105,8 @@ flow_hash6(const struct router *r, const struct rte_ipv6_hdr *ip)
 			     ip->proto == IPPROTO_FRAGMENT);
 }
 
-static inline void
+/* @return the egress port of a packet to send, or -1 (punted or dropped). */
+static inline int
 act6(const struct router *r, struct rt_worker *w, struct dp_out *out, struct rte_mbuf *m,
      struct rte_ipv6_hdr *ip, uint32_t nh)
 {
@@ -115,24 +116,24 @@ act6(const struct router *r, struct rt_worker *w, struct dp_out *out, struct rte
 		d = &w->nh[nh];
 	}
 	if (!dp_forwardable(w, m, d, nh))
-		return;
+		return -1;
 	if (unlikely(ip->hop_limits <= 1)) {
 #ifdef RT_TTL_REFILL
 		ip->hop_limits = RT_TTL_REFILL;
 #else
 		dp_punt(w, m, RT_PUNT_TTL, nh);
-		return;
+		return -1;
 #endif
 	}
 	if (unlikely(rte_be_to_cpu_16(ip->payload_len) + sizeof(*ip) > d->mtu)) {
 		dp_punt(w, m, RT_PUNT_TOO_BIG, nh);
-		return;
+		return -1;
 	}
 	__m128i hdr;
 	if (!dp_header(out, w, m, d, d->hdr6, nh, &hdr))
-		return;
+		return -1;
 	ip->hop_limits--; /* no header checksum in IPv6 */
-	dp_send(w, out, m, (uint8_t *)ip - RTE_ETHER_HDR_LEN, hdr, d->port, nh);
+	return dp_send(w, (uint8_t *)ip - RTE_ETHER_HDR_LEN, hdr, d->port, nh);
 }
 
 void
@@ -169,8 +170,14 @@ dp6_burst(const struct router *r, struct rt_worker *w, uint16_t port, struct rte
 				(uint8_t)((rte_be_to_cpu_32(ip[i]->vtc_flow) >> 22) & 0x3f), nh[i]);
 	/* Step 3: act. */
 	struct dp_out out;
+	unsigned int sent = 0;
 	dp_out_init(r, &out);
-	for (unsigned int i = 0; i < k; i++)
-		act6(r, w, &out, ok[i], ip[i], nh[i]);
-	dp_out_flush(w, &out);
+	for (unsigned int i = 0; i < k; i++) {
+		int p = act6(r, w, &out, ok[i], ip[i], nh[i]);
+		if (p >= 0) {
+			out.m[sent] = ok[i];
+			out.port[sent++] = (uint16_t)p;
+		}
+	}
+	dp_out_flush(w, &out, sent);
 }
