@@ -59,6 +59,7 @@ scenario() { # NAME START-COMMAND... ; table in $table
 : >"$work/ring_loop.log"
 for rep in $(seq "$REPS"); do
 	echo "repetition $rep of $REPS" >&2
+	table=$work/small4 scenario testpmd_io ring_start_testpmd
 	for f in 4 6; do
 		# Compared scenarios run next to each other (see ratio below).
 		table=$work/small$f scenario "l3fwd_lpm$f" ring_start_l3fwd lpm
@@ -81,6 +82,7 @@ for k in "${!res[@]}"; do
 	*small*) n=2 ;;
 	*full*) n=$(wc -l <"$work/full$fam") ;;
 	routerd_n*) n=${k#routerd_n}; n=${n%-*} ;;
+	testpmd*) n=0 fam=- ;;
 	*) n=2 ;;
 	esac
 	echo "$stamp,$k,$fam,$n,${med[$k]}" >>bench/out/fwd.csv
@@ -96,4 +98,5 @@ echo "fwd6_vs_l3fwd_fib $(ratio routerd_small6 l3fwd_fib6)"
 echo "fwd4_full_vs_small $(ratio routerd_full4 routerd_small4)"
 echo "fwd6_full_vs_small $(ratio routerd_full6 routerd_small6)"
 echo "fwd4_full_mpps ${med[routerd_full4]}"
+echo "ring_io_mpps ${med[testpmd_io]}"
 echo "fwd6_full_mpps ${med[routerd_full6]}"

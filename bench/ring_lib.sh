@@ -91,6 +91,20 @@ ring_start_l3fwd() {
 	exit 1
 }
 
+# ring_start_testpmd: testpmd io on lcore 1, each port back to itself:
+# the ring loop's own cost, with no forwarding work at all.
+ring_start_testpmd() {
+	dpdk-testpmd -l 0,1 "${eal[@]}" -- --forward-mode=io --port-topology=loop --nb-cores=1 \
+		--auto-start --stats-period=100 </dev/null >"$work/log" 2>&1 &
+	pid=$!
+	for _ in $(seq 100); do
+		grep -q "forwards packets on" "$work/log" && return 0
+		sleep 0.1
+	done
+	cat "$work/log" >&2
+	exit 1
+}
+
 # ring_loop_run [ring_loop options...]: the driver, attached to the
 # running forwarder; its output on stdout.
 ring_loop_run() {
