@@ -11,8 +11,8 @@
 #
 #   bench/memif_bench.sh [BUILD_DIR]          (REPS=3 SECONDS_RUN=8)
 #
-# Scenarios: testpmd io; routerd with l3fwd's two routes; routerd with
-# the full table; IPv4 and IPv6. Each is the median of the one-second
+# Scenarios: testpmd io; l3fwd (LPM) for scale; routerd with l3fwd's two
+# routes; routerd with the full table; IPv4 and IPv6. Each is the median of the one-second
 # rates after the first two seconds; the set is repeated REPS times,
 # interleaved; each figure is the median over repetitions, each ratio
 # the median of the repetitions' ratios.
@@ -28,6 +28,9 @@ mkdir -p "$work"
 . bench/ring_lib.sh
 ring_check_hugepages
 ring_tables
+l3fwd=$(bench/build_l3fwd.sh "$build/l3fwd")
+printf '198.18.1.0/24 1\n' >"$work/port1_4"
+printf '2001:200:0:1::/64 1\n' >"$work/port1_6"
 sock=$work/memif.sock
 mac=02:00:00:00:00:01
 rx_eal=(-l 0,1 --no-pci --file-prefix=memb --log-level=lib.eal:error --no-telemetry
@@ -56,6 +59,20 @@ start_testpmd() {
 	rx_pid=$!
 	for _ in $(seq 100); do
 		[ -S "$sock" ] && return 0
+		sleep 0.1
+	done
+	cat "$work/rx.log" >&2
+	exit 1
+}
+
+# l3fwd (LPM, its built-in routes) on lcore 1: the generator's table is
+# then l3fwd's route to port 1, the sink, alone.
+start_l3fwd() {
+	"$l3fwd" "${rx_eal[@]}" -- -p 0x3 --config="(0,0,1),(1,0,1)" --parse-ptype \
+		--lookup=lpm >"$work/rx.log" 2>&1 &
+	rx_pid=$!
+	for _ in $(seq 100); do
+		grep -q "entering main loop" "$work/rx.log" && return 0
 		sleep 0.1
 	done
 	cat "$work/rx.log" >&2
@@ -119,6 +136,8 @@ for rep in $(seq "$REPS"); do
 	for f in 4 6; do
 		start_testpmd
 		res[testpmd_io$f]+="$(gen "$work/full$f") "
+		start_l3fwd
+		res[l3fwd_lpm$f]+="$(gen "$work/port1_$f") "
 		start_routerd "$work/small$f" $f
 		res[routerd_small$f]+="$(gen "$work/small$f") "
 		start_routerd "$work/full$f" $f
@@ -138,3 +157,5 @@ echo "e2e4_vs_testpmd_io $(ratio routerd_small4 testpmd_io4)"
 echo "e2e4_full_vs_testpmd_io $(ratio routerd_full4 testpmd_io4)"
 echo "e2e6_vs_testpmd_io $(ratio routerd_small6 testpmd_io6)"
 echo "e2e6_full_vs_testpmd_io $(ratio routerd_full6 testpmd_io6)"
+echo "l3fwd_e2e4_vs_testpmd_io $(ratio l3fwd_lpm4 testpmd_io4)"
+echo "l3fwd_e2e6_vs_testpmd_io $(ratio l3fwd_lpm6 testpmd_io6)"
