@@ -31,7 +31,7 @@ build=$(realpath "${1:-build}")
 RUNS=${RUNS:-7}
 work=$build/kernel-bench
 mkdir -p "$work"
-gen_pid= rt_pid=
+gen_pid='' rt_pid=''
 cleanup() {
 	for p in $gen_pid $rt_pid; do
 		kill -INT "$p" 2>/dev/null && wait "$p" 2>/dev/null || true
