@@ -65,10 +65,12 @@ start_testpmd() {
 	exit 1
 }
 
-# l3fwd (LPM, its built-in routes) on lcore 1: the generator's table is
-# then l3fwd's route to port 1, the sink, alone.
+# l3fwd (LPM, its built-in routes) on lcore 1 alone: l3fwd opens a TX
+# queue per lcore, and two TX queues on the memif server against the
+# generator's one halved its rate. The generator's table is then l3fwd's
+# route to port 1, the sink, alone.
 start_l3fwd() {
-	"$l3fwd" "${rx_eal[@]}" -- -p 0x3 --config="(0,0,1),(1,0,1)" --parse-ptype \
+	"$l3fwd" -l 1 "${rx_eal[@]:2}" -- -p 0x3 --config="(0,0,1),(1,0,1)" --parse-ptype \
 		--lookup=lpm >"$work/rx.log" 2>&1 &
 	rx_pid=$!
 	for _ in $(seq 100); do
