@@ -3,8 +3,11 @@
 #ifndef BENCH_UTIL_H
 #define BENCH_UTIL_H
 
+#include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <rte_cycles.h>
 
@@ -38,6 +41,14 @@ bench_rand(uint64_t *s)
 	*s ^= *s >> 7;
 	*s ^= *s << 17;
 	return *s;
+}
+
+/* Print "program: what: error" and exit; rc is an errno value, either sign. */
+static inline void __attribute__((noreturn)) bench_die(const char *what, int rc)
+{
+	fprintf(stderr, "%s: %s: %s\n", program_invocation_short_name, what,
+		strerror(rc < 0 ? -rc : rc));
+	exit(1);
 }
 
 #endif

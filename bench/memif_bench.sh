@@ -37,17 +37,8 @@ rx_eal=(-l 0,1 --no-pci --file-prefix=memb --log-level=lib.eal:error --no-teleme
 	--force-max-simd-bitwidth=512 "--vdev=net_memif0,role=server,socket=$sock,socket-abstract=no,mac=$mac"
 	--vdev=net_null0,no-rx=1)
 rx_pid=
-# Also called from gen's subshell, which cannot wait for the receiver:
-# poll until it is gone.
 stop_rx() {
-	if [ -n "$rx_pid" ] && kill -0 "$rx_pid" 2>/dev/null; then
-		kill -INT "$rx_pid"
-		for _ in $(seq 100); do
-			kill -0 "$rx_pid" 2>/dev/null || break
-			sleep 0.1
-		done
-		wait "$rx_pid" 2>/dev/null || true
-	fi
+	stop_pid "$rx_pid"
 	rx_pid=
 	rm -f /dev/hugepages/membmap_* /dev/hugepages/memgmap_* "$sock"
 }
@@ -57,12 +48,7 @@ start_testpmd() {
 	dpdk-testpmd "${rx_eal[@]}" -- --forward-mode=io --nb-cores=1 --auto-start \
 		--stats-period=1 </dev/null >"$work/rx.log" 2>&1 &
 	rx_pid=$!
-	for _ in $(seq 100); do
-		[ -S "$sock" ] && return 0
-		sleep 0.1
-	done
-	cat "$work/rx.log" >&2
-	exit 1
+	log=$work/rx.log wait_up "$rx_pid" test -S "$sock"
 }
 
 # l3fwd (LPM, its built-in routes) on lcore 1 alone: l3fwd opens a TX
@@ -73,12 +59,7 @@ start_l3fwd() {
 	"$l3fwd" -l 1 "${rx_eal[@]:2}" -- -p 0x3 --config="(0,0,1),(1,0,1)" --parse-ptype \
 		--lookup=lpm >"$work/rx.log" 2>&1 &
 	rx_pid=$!
-	for _ in $(seq 100); do
-		grep -q "entering main loop" "$work/rx.log" && return 0
-		sleep 0.1
-	done
-	cat "$work/rx.log" >&2
-	exit 1
+	log=$work/rx.log wait_up "$rx_pid" grep -q "entering main loop" "$work/rx.log"
 }
 
 # start_routerd TABLE FAMILY: routes via a gateway on port1 (the sink).
@@ -95,11 +76,7 @@ start_routerd() {
 	"$build/app/routerd" "${rx_eal[@]}" -- --socket "$work/sock" --startup "$work/startup" \
 		--set idle-backoff=off >"$work/rx.log" 2>&1 &
 	rx_pid=$!
-	for _ in $(seq 100); do
-		[ -S "$work/sock" ] && break
-		sleep 0.1
-	done
-	[ -S "$work/sock" ] || { cat "$work/rx.log" >&2; exit 1; }
+	log=$work/rx.log wait_up "$rx_pid" test -S "$work/sock"
 	awk '{ print "route add " $1 " via " ($1 ~ /:/ ? "2001:db8:2::2" : "198.51.100.2") }' "$1" |
 		"$build/app/routerctl" -s "$work/sock" -b - >/dev/null
 }

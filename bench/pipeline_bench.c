@@ -68,13 +68,6 @@ summary(const char *name, double v)
 static const uint8_t gw_mac[6] = {0x02, 0, 0, 0, 0, 0x99};
 
 static void
-die(const char *what, int rc)
-{
-	fprintf(stderr, "pipeline_bench: %s: %s\n", what, strerror(rc < 0 ? -rc : rc));
-	exit(1);
-}
-
-static void
 setup_router(void)
 {
 	r.conf.hash_policy = NH_HASH_L4;
@@ -84,14 +77,14 @@ setup_router(void)
 	rte_rcu_qsbr_init(r.qsbr, 1);
 	struct nh_conf nc = {.max_nexthops = NH_INDEX_MAX, .nb_workers = 1, .qsbr = r.qsbr};
 	if ((r.nh = nh_table_create(&nc)) == NULL)
-		die("nexthops", errno);
+		bench_die("nexthops", errno);
 	static const uint8_t types[] = {NH_T_LOCAL, NH_T_BLACKHOLE, NH_T_UNREACHABLE,
 					NH_T_PROHIBIT};
 	uint32_t *slot[] = {&r.nh_local, &r.nh_blackhole, &r.nh_unreachable, &r.nh_prohibit};
 	for (int i = 0; i < 4; i++) {
 		struct nh_spec s = {.type = types[i]};
 		if (nh_add(r.nh, &s, slot[i]) < 0)
-			die("special nexthops", ENOSPC);
+			bench_die("special nexthops", ENOSPC);
 	}
 	struct fib_conf fc = {.qsbr = r.qsbr};
 	fc.type_nh[FIB_RT_LOCAL] = r.nh_local;
@@ -99,12 +92,12 @@ setup_router(void)
 	fc.type_nh[FIB_RT_UNREACHABLE] = r.nh_unreachable;
 	fc.type_nh[FIB_RT_PROHIBIT] = r.nh_prohibit;
 	if ((r.fib = fib_create(&fc)) == NULL)
-		die("fib", errno);
+		bench_die("fib", errno);
 	r.main = fib_table_lookup(r.fib, FIB_TABLE_MAIN);
 	r.pool = rte_pktmbuf_pool_create("bench", 8191, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
 					 (int)rte_socket_id());
 	if (r.pool == NULL)
-		die("mbuf pool", rte_errno);
+		bench_die("mbuf pool", rte_errno);
 	uint16_t id;
 	RTE_ETH_FOREACH_DEV(id)
 	{
@@ -115,17 +108,16 @@ setup_router(void)
 		    rte_eth_rx_queue_setup(id, 0, 512, (int)rte_socket_id(), NULL, r.pool) < 0 ||
 		    rte_eth_tx_queue_setup(id, 0, 512, (int)rte_socket_id(), NULL) < 0 ||
 		    rte_eth_dev_start(id) < 0)
-			die("port", EIO);
+			bench_die("port", EIO);
 		struct rt_port *p = &r.port[id];
 		p->id = id;
-		p->up = true;
 		p->mtu = 1500;
 		rte_eth_macaddr_get(id, &p->mac);
 		nh_port_set(r.nh, id, p->mac.addr_bytes, p->mtu);
 		r.nb_ports = id + 1;
 	}
 	if (r.nb_ports < 2)
-		die("two ports are needed (--vdev=net_null0 --vdev=net_null1)", EINVAL);
+		bench_die("two ports are needed (--vdev=net_null0 --vdev=net_null1)", EINVAL);
 	struct rt_worker *w = &r.worker[0];
 	w->exc = rte_ring_create("exc", 1024, (int)rte_socket_id(), RING_F_SP_ENQ | RING_F_SC_DEQ);
 	w->nh = nh_worker_view(r.nh, 0);
@@ -136,7 +128,7 @@ setup_router(void)
 		rte_eth_tx_buffer_init(w->txb[p], 2 * RT_BURST);
 	}
 	if (w->exc == NULL || w->nh_used == NULL)
-		die("worker", ENOMEM);
+		bench_die("worker", ENOMEM);
 }
 
 /* A resolved gateway nexthop on port 1. */
@@ -151,7 +143,7 @@ gateway(uint8_t family, uint8_t last)
 	}
 	uint32_t idx;
 	if (nh_add(r.nh, &s, &idx) < 0)
-		die("gateway", ENOSPC);
+		bench_die("gateway", ENOSPC);
 	nh_neigh_update(r.nh, 1, family, s.gw, gw_mac);
 	return idx;
 }
@@ -201,7 +193,7 @@ static void
 build_burst(const struct dests *d, struct rte_mbuf **pkts, uint32_t i)
 {
 	if (rte_pktmbuf_alloc_bulk(r.pool, pkts, RT_BURST) != 0)
-		die("mbufs", ENOMEM);
+		bench_die("mbufs", ENOMEM);
 	for (unsigned int k = 0; k < RT_BURST; k++)
 		build(pkts[k], d->family, d->a[i + k], i + k);
 }
@@ -260,7 +252,7 @@ add_routes(const struct prefix_list *pl, uint32_t nh)
 		struct fib_route rt = {.dst = pl->p[i], .nh = nh};
 		int rc = fib_route_replace(r.fib, &rt);
 		if (rc < 0)
-			die("route", rc);
+			bench_die("route", rc);
 	}
 }
 
@@ -270,7 +262,7 @@ family(uint8_t af, const char *file, const char *tag)
 	struct prefix_list pl;
 	int rc = prefix_list_load(prefix_data_path(file), &pl);
 	if (rc < 0)
-		die(file, rc);
+		bench_die(file, rc);
 	prefix_list_dedup(&pl);
 	if (opt.routes && opt.routes < pl.n)
 		pl.n = opt.routes;
@@ -313,7 +305,7 @@ family(uint8_t af, const char *file, const char *tag)
 		m[k] = (struct nh_member){gateway(af, (uint8_t)(10 + k)), 1};
 	uint32_t g;
 	if (nh_group_add(r.nh, m, 4, &g) < 0)
-		die("group", ENOSPC);
+		bench_die("group", ENOSPC);
 	add_routes(&pl, g);
 	double ecmp = median_run(&uni, "ecmp");
 	printf("IPv%s full table, ECMP of 4   %6.2f cycles/packet\n", tag, ecmp);
@@ -338,7 +330,7 @@ main(int argc, char **argv)
 {
 	int n = rte_eal_init(argc, argv);
 	if (n < 0)
-		die("EAL", rte_errno);
+		bench_die("EAL", rte_errno);
 	argc -= n;
 	argv += n;
 	static const struct option longopts[] = {{"smoke", no_argument, NULL, 's'},

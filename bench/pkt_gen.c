@@ -41,19 +41,12 @@ on_signal(int sig)
 	stop = 1;
 }
 
-static int
-die(const char *what, int rc)
-{
-	fprintf(stderr, "pkt_gen: %s: %s\n", what, strerror(rc < 0 ? -rc : rc));
-	exit(1);
-}
-
 int
 main(int argc, char **argv)
 {
 	int rc = rte_eal_init(argc, argv);
 	if (rc < 0)
-		die("EAL", -rte_errno);
+		bench_die("EAL", -rte_errno);
 	argc -= rc;
 	argv += rc;
 	const char *table = NULL, *src_s = NULL;
@@ -88,37 +81,37 @@ main(int argc, char **argv)
 		}
 	}
 	if (table == NULL || !have_dmac || flows < BURST || seconds <= 0)
-		die("give --table, --dmac, --flows >= 32, --seconds > 0", -EINVAL);
+		bench_die("give --table, --dmac, --flows >= 32, --seconds > 0", -EINVAL);
 	if (rte_eth_dev_count_avail() != 1)
-		die("give EAL exactly one port", -EINVAL);
+		bench_die("give EAL exactly one port", -EINVAL);
 
 	struct prefix_list pl;
 	if ((rc = prefix_list_load(table, &pl)) < 0)
-		die(table, rc);
+		bench_die(table, rc);
 	if (pl.n == 0)
-		die("empty table", -EINVAL);
+		bench_die("empty table", -EINVAL);
 	uint8_t family = pl.p[0].family, src[16];
 	if (src_s == NULL)
 		src_s = family == FIB_AF_INET ? "192.0.2.100" : "2001:db8:1::100";
 	if (inet_pton(family == FIB_AF_INET ? AF_INET : AF_INET6, src_s, src) != 1)
-		die("--src", -EINVAL);
+		bench_die("--src", -EINVAL);
 
 	struct rte_mempool *mp = rte_pktmbuf_pool_create(
 		"gen", flows + 1024, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
 	if (mp == NULL)
-		die("mbuf pool", -rte_errno);
+		bench_die("mbuf pool", -rte_errno);
 	struct rte_eth_conf conf = {0};
 	if ((rc = rte_eth_dev_configure(0, 1, 1, &conf)) < 0 ||
 	    (rc = rte_eth_rx_queue_setup(0, 0, 512, (unsigned int)rte_socket_id(), NULL, mp)) < 0 ||
 	    (rc = rte_eth_tx_queue_setup(0, 0, 1024, (unsigned int)rte_socket_id(), NULL)) < 0 ||
 	    (rc = rte_eth_dev_start(0)) < 0)
-		die("port", rc);
+		bench_die("port", rc);
 	struct rte_ether_addr smac;
 	rte_eth_macaddr_get(0, &smac);
 
 	struct rte_mbuf **pkts = calloc(flows, sizeof(*pkts));
 	if (pkts == NULL || rte_pktmbuf_alloc_bulk(mp, pkts, flows) != 0)
-		die("mbufs", -ENOMEM);
+		bench_die("mbufs", -ENOMEM);
 	uint64_t seed = 0x6e6;
 	for (uint32_t i = 0; i < flows; i++) {
 		uint8_t dst[16];

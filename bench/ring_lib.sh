@@ -9,11 +9,34 @@ pid=
 eal=(--no-pci --file-prefix=$prefix --log-level=lib.eal:error --no-telemetry
 	--vdev=net_ring0 --vdev=net_ring1 --force-max-simd-bitwidth=512)
 
+# stop_pid PID: SIGINT, then poll until it is gone (a subshell cannot
+# wait for its parent's children), then reap it if it is ours.
+stop_pid() {
+	[ -n "$1" ] && kill -0 "$1" 2>/dev/null || return 0
+	kill -INT "$1"
+	for _ in $(seq 100); do
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.1
+	done
+	wait "$1" 2>/dev/null || true
+}
+
+# wait_up PID TEST...: until TEST succeeds (10 s at most, and only while
+# PID lives); on failure show LOG ($work/log unless given) and exit.
+wait_up() {
+	local p=$1
+	shift
+	for _ in $(seq 100); do
+		"$@" && return 0
+		kill -0 "$p" 2>/dev/null || break
+		sleep 0.1
+	done
+	cat "${log:-$work/log}" >&2
+	exit 1
+}
+
 ring_stop() {
-	if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
-		kill -INT "$pid"
-		wait "$pid" 2>/dev/null || true
-	fi
+	stop_pid "$pid"
 	pid=
 	rm -f /dev/hugepages/${prefix}map_* 2>/dev/null || true
 }
@@ -69,11 +92,7 @@ ring_start_routerd() {
 	"$build/app/routerd-loop" -l 0,1 "${eal[@]}" -- --socket "$work/sock" \
 		--startup "$work/startup" --set idle-backoff=off >"$work/log" 2>&1 &
 	pid=$!
-	for _ in $(seq 100); do
-		[ -S "$work/sock" ] && break
-		sleep 0.1
-	done
-	[ -S "$work/sock" ] || { cat "$work/log" >&2; exit 1; }
+	wait_up "$pid" test -S "$work/sock"
 	ring_routes "$table" "$fam" | "$build/app/routerctl" -s "$work/sock" -b - >/dev/null
 }
 
@@ -83,12 +102,7 @@ ring_start_l3fwd() {
 	"$l3fwd" -l 1 "${eal[@]}" -- -p 0x3 --config="(0,0,1),(1,0,1)" --parse-ptype \
 		--lookup="$1" >"$work/log" 2>&1 &
 	pid=$!
-	for _ in $(seq 100); do
-		grep -q "entering main loop" "$work/log" && return 0
-		sleep 0.1
-	done
-	cat "$work/log" >&2
-	exit 1
+	wait_up "$pid" grep -q "entering main loop" "$work/log"
 }
 
 # ring_start_testpmd: testpmd io on lcore 1, each port back to itself:
@@ -97,12 +111,7 @@ ring_start_testpmd() {
 	dpdk-testpmd -l 0,1 "${eal[@]}" -- --forward-mode=io --port-topology=loop --nb-cores=1 \
 		--auto-start --stats-period=100 </dev/null >"$work/log" 2>&1 &
 	pid=$!
-	for _ in $(seq 100); do
-		grep -q "forwards packets on" "$work/log" && return 0
-		sleep 0.1
-	done
-	cat "$work/log" >&2
-	exit 1
+	wait_up "$pid" grep -q "forwards packets on" "$work/log"
 }
 
 # ring_loop_run [ring_loop options...]: the driver, attached to the

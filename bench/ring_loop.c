@@ -51,13 +51,6 @@ static struct {
 	double interval;
 } opt = {.count = 256, .interval = 1.0};
 
-static int
-die(const char *what, int rc)
-{
-	fprintf(stderr, "ring_loop: %s: %s\n", what, strerror(rc < 0 ? -rc : rc));
-	exit(1);
-}
-
 /* Addresses of `count` packets a port, each on the port its route says. */
 static void
 pick(const struct prefix_list *pl, uint16_t nb_ports, uint8_t (*dst)[MAX_PORTS][16], uint32_t count)
@@ -65,7 +58,7 @@ pick(const struct prefix_list *pl, uint16_t nb_ports, uint8_t (*dst)[MAX_PORTS][
 	struct ref_lpm *ref = ref_create(pl->p[0].family);
 	for (uint32_t i = 0; i < pl->n; i++) {
 		if (pl->asn[i] >= nb_ports)
-			die("table names a port the forwarder does not have", -EINVAL);
+			bench_die("table names a port the forwarder does not have", -EINVAL);
 		ref_set(ref, &pl->p[i], pl->asn[i] + 1);
 	}
 	ref_commit(ref);
@@ -73,7 +66,7 @@ pick(const struct prefix_list *pl, uint16_t nb_ports, uint8_t (*dst)[MAX_PORTS][
 	uint64_t seed = 0x5eed;
 	while (full < nb_ports) {
 		if (++tries > 100 * count * nb_ports)
-			die("a port gets no traffic from this table", -EINVAL);
+			bench_die("a port gets no traffic from this table", -EINVAL);
 		uint8_t a[16];
 		const struct fib_prefix *p = &pl->p[bench_rand(&seed) % pl->n];
 		uint64_t h = bench_rand(&seed), l = bench_rand(&seed);
@@ -102,9 +95,9 @@ fill(uint16_t nb_ports)
 	struct prefix_list pl;
 	int rc = prefix_list_load(opt.table, &pl);
 	if (rc < 0)
-		die(opt.table, rc);
+		bench_die(opt.table, rc);
 	if (pl.n == 0)
-		die("empty table", -EINVAL);
+		bench_die("empty table", -EINVAL);
 	uint8_t family = pl.p[0].family;
 	uint8_t(*dst)[MAX_PORTS][16] = calloc(opt.count, sizeof(*dst));
 	pick(&pl, nb_ports, dst, opt.count);
@@ -115,22 +108,22 @@ fill(uint16_t nb_ports)
 		rte_pktmbuf_pool_create(POOL_NAME, opt.count * nb_ports, 0, 0,
 					RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
 	if (mp == NULL)
-		die("mbuf pool", -rte_errno);
+		bench_die("mbuf pool", -rte_errno);
 	static const uint8_t src4[4] = {192, 0, 2, 100};
 	static const uint8_t src6[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 1, [15] = 0x64};
 	struct rte_mbuf **pkts = calloc(opt.count, sizeof(*pkts));
 	for (uint16_t port = 0; port < nb_ports; port++) {
 		struct rte_ether_addr mac;
 		if ((rc = rte_eth_macaddr_get(port, &mac)) < 0)
-			die("port MAC", rc);
+			bench_die("port MAC", rc);
 		if (rte_pktmbuf_alloc_bulk(mp, pkts, opt.count) != 0)
-			die("mbufs", -ENOMEM);
+			bench_die("mbufs", -ENOMEM);
 		for (uint32_t i = 0; i < opt.count; i++)
 			udp_frame(pkts[i], family, &mac, &mac, family == FIB_AF_INET ? src4 : src6,
 				  dst[i][port], (uint16_t)(1024 + i));
 		uint16_t sent = rte_eth_tx_burst(port, 0, pkts, (uint16_t)opt.count);
 		if (sent != opt.count)
-			die("the port's ring took only part of the packets", -ENOBUFS);
+			bench_die("the port's ring took only part of the packets", -ENOBUFS);
 	}
 	printf("filled %u packets on each of %u ports (%s)\n", opt.count, nb_ports,
 	       family == FIB_AF_INET ? "IPv4" : "IPv6");
@@ -173,7 +166,7 @@ main(int argc, char **argv)
 {
 	int rc = rte_eal_init(argc, argv);
 	if (rc < 0)
-		die("EAL", -rte_errno);
+		bench_die("EAL", -rte_errno);
 	argc -= rc;
 	argv += rc;
 	static const struct option opts[] = {{"fill", required_argument, NULL, 'f'},
@@ -201,10 +194,11 @@ main(int argc, char **argv)
 		}
 	}
 	if (opt.count == 0 || opt.count > 512 || opt.interval <= 0)
-		die("--count 1..512, --interval > 0", -EINVAL);
+		bench_die("--count 1..512, --interval > 0", -EINVAL);
 	uint16_t nb_ports = rte_eth_dev_count_avail();
 	if (nb_ports == 0 || nb_ports > MAX_PORTS)
-		die("the forwarder's ports (is it running, with this --file-prefix?)", -ENODEV);
+		bench_die("the forwarder's ports (is it running, with this --file-prefix?)",
+			  -ENODEV);
 	if (opt.table != NULL)
 		fill(nb_ports);
 	if (opt.runs > 0)

@@ -240,14 +240,14 @@ cmd_link(struct cli *c)
 					"%s{\"ifindex\":%u,\"ifname\":\"%s\",\"flags\":[\"%s\"],"
 					"\"mtu\":%u,\"operstate\":\"%s\",\"address\":\"%s\","
 					"\"driver\":\"%s\"}",
-					i ? "," : "", i, p->name, p->up ? "UP" : "DOWN", p->mtu,
-					p->up ? "UP" : "DOWN", mac, p->driver);
+					i ? "," : "", i, p->name, rt_port_up(r, i) ? "UP" : "DOWN",
+					p->mtu, rt_port_up(r, i) ? "UP" : "DOWN", mac, p->driver);
 			else
 				rt_buf_printf(c->out,
 					      "%u: %s: <%s> mtu %u state %s driver %s\n"
 					      "    link/ether %s\n",
-					      i, p->name, p->up ? "UP" : "DOWN", p->mtu,
-					      p->up ? "UP" : "DOWN", p->driver, mac);
+					      i, p->name, rt_port_up(r, i) ? "UP" : "DOWN", p->mtu,
+					      rt_port_up(r, i) ? "UP" : "DOWN", p->driver, mac);
 		}
 		if (c->json)
 			rt_buf_printf(c->out, "]\n");
@@ -259,7 +259,7 @@ cmd_link(struct cli *c)
 	int rc = cli_parse_port(c, cli_next(c), &port);
 	if (rc < 0)
 		return rc;
-	bool up = r->port[port].up;
+	bool up = rt_port_up(r, port);
 	uint32_t mtu = r->port[port].mtu;
 	const char *w;
 	while ((w = cli_next(c)) != NULL) {
@@ -284,12 +284,11 @@ cmd_link(struct cli *c)
 			return cli_fail(c, -rc, "link set: %s", strerror(-rc));
 		r->port[port].mtu = (uint16_t)mtu;
 	}
-	if (up != r->port[port].up) {
+	if (up != rt_port_up(r, port)) {
 		if (up)
 			rte_eth_dev_set_link_up(port);
 		else
 			rte_eth_dev_set_link_down(port);
-		r->port[port].up = up;
 		uint32_t down = r->ports_down & ~(1u << port);
 		__atomic_store_n(&r->ports_down, down | (up ? 0 : 1u << port), __ATOMIC_RELEASE);
 	}
@@ -326,7 +325,7 @@ cmd_addr(struct cli *c)
 					      first ? "" : ",", i, r->port[i].name);
 			else
 				rt_buf_printf(c->out, "%u: %s: <%s> mtu %u\n", i, r->port[i].name,
-					      r->port[i].up ? "UP" : "DOWN", r->port[i].mtu);
+					      rt_port_up(r, i) ? "UP" : "DOWN", r->port[i].mtu);
 			first = false;
 			bool afirst = true;
 			for (unsigned int k = 0; k < r->nb_addrs; k++) {

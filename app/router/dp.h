@@ -189,6 +189,7 @@ dp_ttl_dec4(struct rte_ipv4_hdr *ip)
 	ip->time_to_live--;
 }
 
+#ifdef RT_TTL_REFILL
 /* RFC 1624 eqn. 3: HC' = ~(~HC + ~m + m'), for one 16-bit word changing
  * from m to m' (host order values, checksum in network order). */
 static inline uint16_t
@@ -199,5 +200,6 @@ dp_csum_update(uint16_t csum_be, uint16_t old, uint16_t new)
 	s = (s & 0xffff) + (s >> 16);
 	return rte_cpu_to_be_16((uint16_t)~s);
 }
+#endif
 
 #endif

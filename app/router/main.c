@@ -81,7 +81,6 @@ setup_port(struct router *r, uint16_t id)
 		return rc;
 	struct rt_port *p = &r->port[id];
 	p->id = id;
-	p->up = true;
 	snprintf(p->name, sizeof(p->name), "port%u", id);
 	snprintf(p->driver, sizeof(p->driver), "%s", info.driver_name);
 	rte_eth_macaddr_get(id, &p->mac);

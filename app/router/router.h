@@ -93,7 +93,6 @@ struct rt_worker {
 
 struct rt_port {
 	uint16_t id;
-	bool up; /* administratively */
 	uint16_t mtu;
 	struct rte_ether_addr mac;
 	char name[16]; /* port<N> */
@@ -130,9 +129,8 @@ struct router {
 	struct rte_rcu_qsbr *qsbr;
 	struct rte_mempool *pool;
 	uint16_t nb_ports;
-	/* Bit N set while portN is administratively down: the workers' view
-	 * of port[N].up, one word they test per packet (struct rt_port is
-	 * 60 bytes, so indexing it costs a multiply). */
+	/* Bit N set while portN is administratively down (rt_port_up). One
+	 * word, which the workers read once a burst; ports start up. */
 	uint32_t ports_down;
 	struct rt_port port[RT_MAX_PORTS];
 	unsigned int nb_workers;
@@ -155,6 +153,12 @@ struct router {
 	uint64_t base_icmp_sent, base_icmp_ratelimited, base_exc_unhandled, base_neigh_refused;
 	volatile int quit;
 };
+
+static inline bool
+rt_port_up(const struct router *r, uint16_t port)
+{
+	return (r->ports_down >> port & 1) == 0;
+}
 
 /* Origin tags of routes, as Linux's "proto" values where they exist. */
 #define RT_ORIGIN_KERNEL 2  /* an address's local and connected routes */
