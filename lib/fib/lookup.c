@@ -198,32 +198,60 @@ lookup6_chunk(const uint32_t *tbl24, const uint32_t *groups, const uint8_t *cons
 		nh[i] >>= 1;
 }
 
-#ifdef __AVX512F__
-/* Load 64-bit half `half` (0 or 1) of 16 addresses, as big-endian
- * numbers: lanes 0-7 in *h0, 8-15 in *h1. */
+#if defined(__AVX512F__) && defined(__AVX512BW__)
+/* 64-bit half `half` (0 or 1) of 16 addresses, as stored (byte k of the
+ * address in byte k of the lane): lanes 0-7 in *h0, 8-15 in *h1. Two
+ * gathers through the pointers: a scalar load per address through a
+ * buffer on the stack cost about 3 cycles a lookup more (the vector load
+ * of the buffer cannot take its data from the pending scalar stores). */
 static inline void
 halves6_x16(const uint8_t *const *dst, unsigned int half, __m512i *h0, __m512i *h1)
 {
-	alignas(64) uint64_t h[16];
-	for (unsigned int i = 0; i < 16; i++) {
-		uint64_t v;
-		memcpy(&v, dst[i] + 8 * half, 8);
-		h[i] = __builtin_bswap64(v);
-	}
-	*h0 = _mm512_load_si512(h);
-	*h1 = _mm512_load_si512(h + 8);
+	const __m512i off = _mm512_set1_epi64(8 * half);
+	*h0 = _mm512_i64gather_epi64(_mm512_add_epi64(_mm512_loadu_si512(dst), off), NULL, 1);
+	*h1 = _mm512_i64gather_epi64(_mm512_add_epi64(_mm512_loadu_si512(dst + 8), off), NULL, 1);
 }
 
-/* Bits [shift, shift + width) of 16 64-bit lanes (h0, h1) as 16 32-bit lanes. */
+#ifdef __AVX512VBMI__
+/* Byte k of each of the 16 lanes of (h0, h1), or with first24 the first
+ * three bytes as a big-endian number, in 16 32-bit lanes: one byte
+ * permute across both registers, zeroing the bytes not wanted. */
 static inline __m512i
-bits6_x16(__m512i h0, __m512i h1, unsigned int shift, uint64_t mask)
+bytes6_x16(__m512i h0, __m512i h1, unsigned int k, bool first24)
 {
-	const __m512i m = _mm512_set1_epi64((long long)mask);
-	__m128i s = _mm_cvtsi32_si128((int)shift);
-	__m256i lo = _mm512_cvtepi64_epi32(_mm512_and_si512(_mm512_srl_epi64(h0, s), m));
-	__m256i hi = _mm512_cvtepi64_epi32(_mm512_and_si512(_mm512_srl_epi64(h1, s), m));
+	/* Every byte of 32-bit lane j holds 8j: the offset of address j's
+	 * half in the 128 bytes of (h0, h1). */
+	const __m512i lane = _mm512_mullo_epi32(
+		_mm512_set_epi32(120, 112, 104, 96, 88, 80, 72, 64, 56, 48, 40, 32, 24, 16, 8, 0),
+		_mm512_set1_epi32(0x01010101));
+	if (first24) {
+		__m512i idx = _mm512_add_epi32(lane, _mm512_set1_epi32(0x000102));
+		return _mm512_maskz_permutex2var_epi8(0x7777777777777777ull, h0, idx, h1);
+	}
+	__m512i idx = _mm512_add_epi32(lane, _mm512_set1_epi32((int)k));
+	return _mm512_maskz_permutex2var_epi8(0x1111111111111111ull, h0, idx, h1);
+}
+#else
+static inline __m512i
+bytes6_x16(__m512i h0, __m512i h1, unsigned int k, bool first24)
+{
+	__m256i lo, hi;
+	if (first24) {
+		/* Big-endian bytes 0..2: (b0 << 16) | (b1 << 8) | b2. */
+		const __m512i swap = _mm512_broadcast_i32x4(
+			_mm_set_epi8(15, 15, 15, 15, 15, 8, 9, 10, 7, 7, 7, 7, 7, 0, 1, 2));
+		const __m512i m = _mm512_set1_epi64(0xffffff);
+		lo = _mm512_cvtepi64_epi32(_mm512_and_si512(_mm512_shuffle_epi8(h0, swap), m));
+		hi = _mm512_cvtepi64_epi32(_mm512_and_si512(_mm512_shuffle_epi8(h1, swap), m));
+	} else {
+		const __m512i m = _mm512_set1_epi64(0xff);
+		__m128i s = _mm_cvtsi32_si128((int)(8 * k));
+		lo = _mm512_cvtepi64_epi32(_mm512_and_si512(_mm512_srl_epi64(h0, s), m));
+		hi = _mm512_cvtepi64_epi32(_mm512_and_si512(_mm512_srl_epi64(h1, s), m));
+	}
 	return _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
 }
+#endif
 
 /*
  * 16 x V lookups walked level by level in step: at each level one masked
@@ -246,19 +274,18 @@ lookup6_xv(const uint32_t *tbl24, const uint32_t *groups, const uint8_t *const *
 	for (unsigned int v = 0; v < nv; v++)
 		halves6_x16(dst + 16 * v, 0, &h[2 * v], &h[2 * v + 1]);
 	for (unsigned int v = 0; v < nv; v++)
-		e[v] = _mm512_i32gather_epi32(bits6_x16(h[2 * v], h[2 * v + 1], 40, 0xffffff),
-					      tbl24, 4);
+		e[v] = _mm512_i32gather_epi32(bytes6_x16(h[2 * v], h[2 * v + 1], 0, true), tbl24,
+					      4);
 	for (unsigned int v = 0; v < nv; v++)
 		any |= x[v] = _mm512_test_epi32_mask(e[v], one);
 	for (unsigned int b = 3; any != 0; b++) {
 		if (b == 8)
 			for (unsigned int v = 0; v < nv; v++)
 				halves6_x16(dst + 16 * v, 1, &h[2 * v], &h[2 * v + 1]);
-		unsigned int shift = 56 - 8 * (b % 8);
 		for (unsigned int v = 0; v < nv; v++) {
 			__m512i g = _mm512_slli_epi32(_mm512_srli_epi32(e[v], 1), MBT_GROUP_BITS);
 			__m512i j =
-				_mm512_add_epi32(g, bits6_x16(h[2 * v], h[2 * v + 1], shift, 0xff));
+				_mm512_add_epi32(g, bytes6_x16(h[2 * v], h[2 * v + 1], b % 8, false));
 			e[v] = _mm512_mask_i32gather_epi32(e[v], x[v], j, groups, 4);
 		}
 		any = 0;
@@ -275,7 +302,7 @@ fib_lookup6_bulk(const struct fib_table *t, const uint8_t *const dst[], uint32_t
 		 unsigned int n)
 {
 	const uint32_t *tbl24 = tbl24_of(&t->v6), *groups = t->v6.groups;
-#ifdef __AVX512F__
+#if defined(__AVX512F__) && defined(__AVX512BW__)
 	for (; n >= 128; n -= 128, dst += 128, nh += 128)
 		lookup6_xv(tbl24, groups, dst, nh, 8);
 	for (; n >= 64; n -= 64, dst += 64, nh += 64)
