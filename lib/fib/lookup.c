@@ -284,8 +284,8 @@ lookup6_xv(const uint32_t *tbl24, const uint32_t *groups, const uint8_t *const *
 				halves6_x16(dst + 16 * v, 1, &h[2 * v], &h[2 * v + 1]);
 		for (unsigned int v = 0; v < nv; v++) {
 			__m512i g = _mm512_slli_epi32(_mm512_srli_epi32(e[v], 1), MBT_GROUP_BITS);
-			__m512i j =
-				_mm512_add_epi32(g, bytes6_x16(h[2 * v], h[2 * v + 1], b % 8, false));
+			__m512i j = _mm512_add_epi32(
+				g, bytes6_x16(h[2 * v], h[2 * v + 1], b % 8, false));
 			e[v] = _mm512_mask_i32gather_epi32(e[v], x[v], j, groups, 4);
 		}
 		any = 0;
