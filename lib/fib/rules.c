@@ -253,24 +253,30 @@ next_match(const struct rule_set *s, uint32_t i, fib_key_t src, fib_key_t dst, u
 	return i;
 }
 
-uint32_t
-fib_rule_route4(const struct fib *fib, uint32_t src, uint32_t dst, uint16_t iif, uint8_t dscp,
-		uint32_t main_nh)
+/*
+ * The rules of one family, for a packet whose main-table answer is
+ * main_nh: the first matching rule decides, a table rule whose table has
+ * no route falls through. Exactly one of dst4 and dst6 is used.
+ */
+static inline uint32_t
+rule_route(const struct fib *fib, unsigned int fam, fib_key_t ks, fib_key_t kd, uint16_t iif,
+	   uint8_t dscp, uint32_t main_nh, uint32_t dst4, const uint8_t *dst6)
 {
 	/* Local delivery first, as Linux's rule 0 "lookup local". */
 	if (main_nh == fib->local_nh)
 		return main_nh;
 	/* Acquire: the set's contents were written before its pointer. */
-	const struct rule_set *s = __atomic_load_n(&fib->rules[0], __ATOMIC_ACQUIRE);
+	const struct rule_set *s = __atomic_load_n(&fib->rules[fam], __ATOMIC_ACQUIRE);
 	if (s == NULL)
 		return main_nh;
-	fib_key_t ks = key_from_v4(src), kd = key_from_v4(dst);
 	for (uint32_t i = next_match(s, 0, ks, kd, iif, dscp); i < s->n;
 	     i = next_match(s, i + 1, ks, kd, iif, dscp)) {
 		const struct rule_rt *r = &s->r[i];
 		if (r->action != FIB_RULE_TABLE)
 			return r->result;
-		uint32_t nh = r->table == fib->main ? main_nh : fib_lookup4(r->table, dst);
+		uint32_t nh = r->table == fib->main ? main_nh
+			      : dst6 == NULL        ? fib_lookup4(r->table, dst4)
+						    : fib_lookup6(r->table, dst6);
 		if (nh != FIB_NH_NONE)
 			return nh;
 	}
@@ -278,23 +284,16 @@ fib_rule_route4(const struct fib *fib, uint32_t src, uint32_t dst, uint16_t iif,
 }
 
 uint32_t
+fib_rule_route4(const struct fib *fib, uint32_t src, uint32_t dst, uint16_t iif, uint8_t dscp,
+		uint32_t main_nh)
+{
+	return rule_route(fib, 0, key_from_v4(src), key_from_v4(dst), iif, dscp, main_nh, dst,
+			  NULL);
+}
+
+uint32_t
 fib_rule_route6(const struct fib *fib, const uint8_t src[16], const uint8_t dst[16], uint16_t iif,
 		uint8_t dscp, uint32_t main_nh)
 {
-	if (main_nh == fib->local_nh)
-		return main_nh;
-	const struct rule_set *s = __atomic_load_n(&fib->rules[1], __ATOMIC_ACQUIRE);
-	if (s == NULL)
-		return main_nh;
-	fib_key_t ks = key_from_v6(src), kd = key_from_v6(dst);
-	for (uint32_t i = next_match(s, 0, ks, kd, iif, dscp); i < s->n;
-	     i = next_match(s, i + 1, ks, kd, iif, dscp)) {
-		const struct rule_rt *r = &s->r[i];
-		if (r->action != FIB_RULE_TABLE)
-			return r->result;
-		uint32_t nh = r->table == fib->main ? main_nh : fib_lookup6(r->table, dst);
-		if (nh != FIB_NH_NONE)
-			return nh;
-	}
-	return FIB_NH_NONE;
+	return rule_route(fib, 1, key_from_v6(src), key_from_v6(dst), iif, dscp, main_nh, 0, dst);
 }

@@ -28,15 +28,7 @@ rc nexthop add id 1 via 198.51.100.2 dev port1
 rc nexthop add id 2 via 198.18.0.2 dev port2
 check "group of two" rc nexthop add id 10 group 1/2
 check "route through the group" rc route replace 203.0.113.0/24 nhid 10
-receive h2 5000 8
-receive h3 5000 8
-sent=$(flows send 203.0.113.1 5000 400 3 - 2000)
-wait_bg
-split
-n2=$FLOWS2 n3=$FLOWS3 both=$SHARED got=$GOT
-echo "  $sent sent, $got received; flows: $n2 via h2, $n3 via h3, $both on both"
-check "nothing lost" test "$got" -eq "$sent"
-check "each flow on one path" test "$both" -eq 0
-check "h2's share within 15% of half" test "$n2" -ge 170 -a "$n2" -le 230
-check "h3's share within 15% of half" test "$n3" -ge 170 -a "$n3" -le 230
+ecmp_flows 400 3
+check "h2's share within 15% of half" test "$FLOWS2" -ge 170 -a "$FLOWS2" -le 230
+check "h3's share within 15% of half" test "$FLOWS3" -ge 170 -a "$FLOWS3" -le 230
 done_tests

@@ -12,17 +12,9 @@ check "multipath route" rc route add 203.0.113.0/24 nexthop via 198.51.100.2 wei
 expect_out "shown as ip route does" "nexthop via 198.51.100.2 dev port1 weight 2" rc route show
 expect_out "and in JSON" '"nexthops":\[\{"gateway":"198.51.100.2","dev":"port1","weight":2\},\{"gateway":"198.18.0.2","dev":"port2","weight":1\}\]' \
 	rc -j route show
-receive h2 5000 8
-receive h3 5000 8
-sent=$(flows send 203.0.113.1 5000 600 2 - 2000)
-wait_bg
-split
-n2=$FLOWS2 n3=$FLOWS3 both=$SHARED got=$GOT
-echo "  $sent sent, $got received; flows: $n2 via h2 (weight 2), $n3 via h3 (weight 1)"
-check "nothing lost" test "$got" -eq "$sent"
-check "each flow on one path" test "$both" -eq 0
-check "2:1 within 15%: h2 340..460 of 600" test "$n2" -ge 340 -a "$n2" -le 460
-check "2:1 within 15%: h3 170..230 of 600" test "$n3" -ge 170 -a "$n3" -le 230
+ecmp_flows 600 2
+check "2:1 within 15%: h2 340..460 of 600" test "$FLOWS2" -ge 340 -a "$FLOWS2" -le 460
+check "2:1 within 15%: h3 170..230 of 600" test "$FLOWS3" -ge 170 -a "$FLOWS3" -le 230
 check "route del" rc route del 203.0.113.0/24
 check "no multipath route left" bash -c "! $BUILD/app/routerctl -s $SOCK route show | grep -q nexthop"
 check "the gateways still forwarded to" ns_exec h1 ping -c 1 -W 2 198.18.0.2

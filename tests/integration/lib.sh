@@ -118,12 +118,22 @@ wait_bg() {
 	BG=()
 }
 
-# split: after flows to h2 and h3 were received, set FLOWS2, FLOWS3 (the
-# distinct flows each got), SHARED (flows seen on both) and GOT (packets).
-split() {
+# ecmp_flows NFLOWS NPKTS: send NFLOWS UDP flows of NPKTS packets each
+# from h1 to 203.0.113.1 while h2 and h3 receive, then set SENT, GOT
+# (packets), FLOWS2, FLOWS3 (the distinct flows each host got) and
+# SHARED (flows seen on both), and check that nothing was lost and that
+# every flow kept to one path.
+ecmp_flows() {
+	receive h2 5000 8
+	receive h3 5000 8
+	SENT=$(flows send 203.0.113.1 5000 "$1" "$2" - 2000)
+	wait_bg
 	FLOWS2=$(awk '{print $2}' "$WORK/h2.rx" | sort -u | wc -l)
 	FLOWS3=$(awk '{print $2}' "$WORK/h3.rx" | sort -u | wc -l)
 	SHARED=$(cat <(awk '{print $2}' "$WORK/h2.rx" | sort -u) \
 		<(awk '{print $2}' "$WORK/h3.rx" | sort -u) | sort | uniq -d | wc -l)
 	GOT=$(($(wc -l <"$WORK/h2.rx") + $(wc -l <"$WORK/h3.rx")))
+	echo "  $SENT sent, $GOT received; flows: $FLOWS2 via h2, $FLOWS3 via h3, $SHARED on both"
+	check "nothing lost" test "$GOT" -eq "$SENT"
+	check "each flow on one path" test "$SHARED" -eq 0
 }
