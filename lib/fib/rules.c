@@ -256,19 +256,23 @@ next_match(const struct rule_set *s, uint32_t i, fib_key_t src, fib_key_t dst, u
 /*
  * The rules of one family, for a packet whose main-table answer is
  * main_nh: the first matching rule decides, a table rule whose table has
- * no route falls through. Exactly one of dst4 and dst6 is used.
+ * no route falls through. IPv4 addresses come in src4 and dst4, IPv6 ones
+ * in src6 and dst6 (NULL for IPv4). The keys are built only when a rule
+ * set is there to match them.
  */
 static inline uint32_t
-rule_route(const struct fib *fib, unsigned int fam, fib_key_t ks, fib_key_t kd, uint16_t iif,
-	   uint8_t dscp, uint32_t main_nh, uint32_t dst4, const uint8_t *dst6)
+rule_route(const struct fib *fib, uint32_t src4, uint32_t dst4, const uint8_t *src6,
+	   const uint8_t *dst6, uint16_t iif, uint8_t dscp, uint32_t main_nh)
 {
 	/* Local delivery first, as Linux's rule 0 "lookup local". */
 	if (main_nh == fib->local_nh)
 		return main_nh;
 	/* Acquire: the set's contents were written before its pointer. */
-	const struct rule_set *s = __atomic_load_n(&fib->rules[fam], __ATOMIC_ACQUIRE);
+	const struct rule_set *s = __atomic_load_n(&fib->rules[dst6 != NULL], __ATOMIC_ACQUIRE);
 	if (s == NULL)
 		return main_nh;
+	fib_key_t ks = dst6 ? key_from_v6(src6) : key_from_v4(src4);
+	fib_key_t kd = dst6 ? key_from_v6(dst6) : key_from_v4(dst4);
 	for (uint32_t i = next_match(s, 0, ks, kd, iif, dscp); i < s->n;
 	     i = next_match(s, i + 1, ks, kd, iif, dscp)) {
 		const struct rule_rt *r = &s->r[i];
@@ -287,13 +291,12 @@ uint32_t
 fib_rule_route4(const struct fib *fib, uint32_t src, uint32_t dst, uint16_t iif, uint8_t dscp,
 		uint32_t main_nh)
 {
-	return rule_route(fib, 0, key_from_v4(src), key_from_v4(dst), iif, dscp, main_nh, dst,
-			  NULL);
+	return rule_route(fib, src, dst, NULL, NULL, iif, dscp, main_nh);
 }
 
 uint32_t
 fib_rule_route6(const struct fib *fib, const uint8_t src[16], const uint8_t dst[16], uint16_t iif,
 		uint8_t dscp, uint32_t main_nh)
 {
-	return rule_route(fib, 1, key_from_v6(src), key_from_v6(dst), iif, dscp, main_nh, 0, dst);
+	return rule_route(fib, 0, 0, src, dst, iif, dscp, main_nh);
 }
