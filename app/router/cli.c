@@ -285,12 +285,21 @@ cmd_link(struct cli *c)
 		r->port[port].mtu = (uint16_t)mtu;
 	}
 	if (up != rt_port_up(r, port)) {
-		if (up)
+		/* Workers send only with a valid header, which nh_port_down
+		 * withdraws; the mask is what their slow path reads to say
+		 * why (port_down rather than a neighbour to resolve). So the
+		 * mask changes before the headers when going down, after
+		 * them when coming up. */
+		uint32_t mask = r->ports_down & ~(1u << port);
+		if (up) {
 			rte_eth_dev_set_link_up(port);
-		else
+			(void)nh_port_down(r->nh, port, false);
+			__atomic_store_n(&r->ports_down, mask, __ATOMIC_RELEASE);
+		} else {
 			rte_eth_dev_set_link_down(port);
-		uint32_t down = r->ports_down & ~(1u << port);
-		__atomic_store_n(&r->ports_down, down | (up ? 0 : 1u << port), __ATOMIC_RELEASE);
+			__atomic_store_n(&r->ports_down, mask | 1u << port, __ATOMIC_RELEASE);
+			(void)nh_port_down(r->nh, port, true);
+		}
 	}
 	return 0;
 }

@@ -58,14 +58,7 @@ dp_punt(struct rt_worker *w, struct rte_mbuf *m, enum rt_punt why, uint32_t nh)
 struct dp_out {
 	struct rte_mbuf *m[RT_BURST];
 	uint16_t port[RT_BURST];
-	uint32_t ports_down; /* router.ports_down, read once a burst */
 };
-
-static inline void
-dp_out_init(const struct router *r, struct dp_out *out)
-{
-	out->ports_down = __atomic_load_n(&r->ports_down, __ATOMIC_RELAXED);
-}
 
 /* Write this core's prebuilt Ethernet header and stamp the nexthop as
  * used; @return the egress port, for the stage to queue the packet on.
@@ -156,24 +149,18 @@ dp_forwardable(struct rt_worker *w, struct rte_mbuf *m, const struct nh_dp *d, u
 }
 
 /*
- * The header to send with, from one of the nexthop's slots (hdr4 or
- * hdr6). A neighbour not resolved yet sends the packet to the control
- * core, a port that is down drops it; both return false.
+ * Why a gateway's header is invalid, once its type, TTL and MTU have
+ * passed: its port is down (drop) or its neighbour is not resolved yet
+ * (punt: the control core resolves it and sends the packet).
  */
-static inline bool
-dp_header(const struct dp_out *out, struct rt_worker *w, struct rte_mbuf *m, const struct nh_dp *d,
-	  const uint8_t slot[16], uint32_t nh, __m128i *hdr)
+static inline void
+dp_unsent(const struct router *r, struct rt_worker *w, struct rte_mbuf *m, const struct nh_dp *d,
+	  uint32_t nh)
 {
-	*hdr = nh_hdr_load(slot);
-	if (unlikely(!nh_hdr_valid(*hdr))) {
-		dp_punt(w, m, RT_PUNT_RESOLVE, nh);
-		return false;
-	}
-	if (unlikely(out->ports_down >> d->port & 1)) {
+	if (__atomic_load_n(&r->ports_down, __ATOMIC_RELAXED) >> d->port & 1)
 		dp_drop(w, m, RT_DROP_PORT_DOWN);
-		return false;
-	}
-	return true;
+	else
+		dp_punt(w, m, RT_PUNT_RESOLVE, nh);
 }
 
 /* Decrement the TTL and update the checksum in place: the word holding

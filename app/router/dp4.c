@@ -156,21 +156,18 @@ flow_hash4(const struct router *r, const struct rte_ipv4_hdr *ip)
 			     sport, dport, nonfirst);
 }
 
-/* Act on the lookup's answer: the nexthop decides. */
-/* @return the egress port of a packet to send, or -1 (punted or dropped). */
-static inline int
-act4(const struct router *r, struct rt_worker *w, struct dp_out *out, struct rte_mbuf *m,
-     struct rte_ipv4_hdr *ip, uint32_t nh)
+/* The packets act4's one test does not clear, in the order of RFC 1812:
+ * the nexthop's type, the TTL (5.3.1), the MTU (5.2.1), then why the
+ * header is invalid (dp_unsent). A group was already resolved to its
+ * member. @return as act4. */
+static __rte_noinline int
+act4_slow(const struct router *r, struct rt_worker *w, struct rte_mbuf *m, struct rte_ipv4_hdr *ip,
+	  uint32_t nh)
 {
 	const struct nh_dp *d = &w->nh[nh];
-	if (d->type == NH_T_GROUP) {
-		nh = nh_group_member(d, flow_hash4(r, ip));
-		d = &w->nh[nh];
-	}
 	if (!dp_forwardable(w, m, d, nh))
 		return -1;
-	/* TTL before MTU (RFC 1812 5.3.1, then 5.2.1). */
-	if (unlikely(ip->time_to_live <= 1)) {
+	if (ip->time_to_live <= 1) {
 #ifdef RT_TTL_REFILL
 		uint16_t was = (uint16_t)(ip->time_to_live << 8 | ip->next_proto_id);
 		uint16_t now = (uint16_t)(RT_TTL_REFILL << 8 | ip->next_proto_id);
@@ -182,16 +179,44 @@ act4(const struct router *r, struct rt_worker *w, struct dp_out *out, struct rte
 #endif
 	}
 	/* The frame ends where the IP packet does (validate4 trimmed it). */
-	if (unlikely(rte_pktmbuf_data_len(m) - RTE_ETHER_HDR_LEN > d->mtu)) {
+	if (rte_pktmbuf_data_len(m) - RTE_ETHER_HDR_LEN > d->mtu) {
 		if (ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG))
 			dp_punt(w, m, RT_PUNT_TOO_BIG, nh);
 		else
 			dp_drop(w, m, RT_DROP_TOO_BIG); /* we do not fragment */
 		return -1;
 	}
-	__m128i hdr;
-	if (!dp_header(out, w, m, d, d->hdr4, nh, &hdr))
+	__m128i hdr = nh_hdr_load(d->hdr4);
+	if (!nh_hdr_valid(hdr)) {
+		dp_unsent(r, w, m, d, nh);
 		return -1;
+	}
+	dp_ttl_dec4(ip);
+	return dp_send(w, (uint8_t *)ip - RTE_ETHER_HDR_LEN, hdr, d->port, nh);
+}
+
+/*
+ * Act on the lookup's answer. A valid header says the nexthop is a
+ * gateway whose neighbour is resolved and whose port is up (lib/nexthop
+ * withdraws it otherwise), so with the TTL and the MTU that is the whole
+ * common case; everything else, in RFC order, is act4_slow's. A group
+ * (never a valid header) first picks its member.
+ * @return the egress port of a packet to send, or -1 (punted or dropped).
+ */
+static inline int
+act4(const struct router *r, struct rt_worker *w, struct rte_mbuf *m, struct rte_ipv4_hdr *ip,
+     uint32_t nh)
+{
+	const struct nh_dp *d = &w->nh[nh];
+	__m128i hdr = nh_hdr_load(d->hdr4);
+	if (unlikely(!nh_hdr_valid(hdr)) && d->type == NH_T_GROUP) {
+		nh = nh_group_member(d, flow_hash4(r, ip));
+		d = &w->nh[nh];
+		hdr = nh_hdr_load(d->hdr4);
+	}
+	if (unlikely(!nh_hdr_valid(hdr) || ip->time_to_live <= 1 ||
+		     rte_pktmbuf_data_len(m) - RTE_ETHER_HDR_LEN > d->mtu))
+		return act4_slow(r, w, m, ip, nh);
 	dp_ttl_dec4(ip);
 	return dp_send(w, (uint8_t *)ip - RTE_ETHER_HDR_LEN, hdr, d->port, nh);
 }
@@ -231,9 +256,8 @@ dp4_burst(const struct router *r, struct rt_worker *w, uint16_t port, struct rte
 	/* Step 3: act on each answer. */
 	struct dp_out out;
 	unsigned int sent = 0;
-	dp_out_init(r, &out);
 	for (unsigned int i = 0; i < k; i++) {
-		int p = act4(r, w, &out, ok[i], ip[i], nh[i]);
+		int p = act4(r, w, ok[i], ip[i], nh[i]);
 		if (p >= 0) {
 			out.m[sent] = ok[i];
 			out.port[sent++] = (uint16_t)p;

@@ -105,19 +105,16 @@ flow_hash6(const struct router *r, const struct rte_ipv6_hdr *ip)
 			     ip->proto == IPPROTO_FRAGMENT);
 }
 
-/* @return the egress port of a packet to send, or -1 (punted or dropped). */
-static inline int
-act6(const struct router *r, struct rt_worker *w, struct dp_out *out, struct rte_mbuf *m,
-     struct rte_ipv6_hdr *ip, uint32_t nh)
+/* As act4_slow: type, hop limit, MTU (RFC 8200; routers never fragment
+ * IPv6), then the header. */
+static __rte_noinline int
+act6_slow(const struct router *r, struct rt_worker *w, struct rte_mbuf *m, struct rte_ipv6_hdr *ip,
+	  uint32_t nh)
 {
 	const struct nh_dp *d = &w->nh[nh];
-	if (d->type == NH_T_GROUP) {
-		nh = nh_group_member(d, flow_hash6(r, ip));
-		d = &w->nh[nh];
-	}
 	if (!dp_forwardable(w, m, d, nh))
 		return -1;
-	if (unlikely(ip->hop_limits <= 1)) {
+	if (ip->hop_limits <= 1) {
 #ifdef RT_TTL_REFILL
 		ip->hop_limits = RT_TTL_REFILL;
 #else
@@ -125,14 +122,36 @@ act6(const struct router *r, struct rt_worker *w, struct dp_out *out, struct rte
 		return -1;
 #endif
 	}
-	if (unlikely(rte_be_to_cpu_16(ip->payload_len) + sizeof(*ip) > d->mtu)) {
+	if (rte_be_to_cpu_16(ip->payload_len) + sizeof(*ip) > d->mtu) {
 		dp_punt(w, m, RT_PUNT_TOO_BIG, nh);
 		return -1;
 	}
-	__m128i hdr;
-	if (!dp_header(out, w, m, d, d->hdr6, nh, &hdr))
+	__m128i hdr = nh_hdr_load(d->hdr6);
+	if (!nh_hdr_valid(hdr)) {
+		dp_unsent(r, w, m, d, nh);
 		return -1;
+	}
 	ip->hop_limits--; /* no header checksum in IPv6 */
+	return dp_send(w, (uint8_t *)ip - RTE_ETHER_HDR_LEN, hdr, d->port, nh);
+}
+
+/* As act4: one test on the header, the hop limit and the MTU, the rest in
+ * act6_slow. @return the egress port, or -1 (punted or dropped). */
+static inline int
+act6(const struct router *r, struct rt_worker *w, struct rte_mbuf *m, struct rte_ipv6_hdr *ip,
+     uint32_t nh)
+{
+	const struct nh_dp *d = &w->nh[nh];
+	__m128i hdr = nh_hdr_load(d->hdr6);
+	if (unlikely(!nh_hdr_valid(hdr)) && d->type == NH_T_GROUP) {
+		nh = nh_group_member(d, flow_hash6(r, ip));
+		d = &w->nh[nh];
+		hdr = nh_hdr_load(d->hdr6);
+	}
+	if (unlikely(!nh_hdr_valid(hdr) || ip->hop_limits <= 1 ||
+		     rte_be_to_cpu_16(ip->payload_len) + sizeof(*ip) > d->mtu))
+		return act6_slow(r, w, m, ip, nh);
+	ip->hop_limits--;
 	return dp_send(w, (uint8_t *)ip - RTE_ETHER_HDR_LEN, hdr, d->port, nh);
 }
 
@@ -171,9 +190,8 @@ dp6_burst(const struct router *r, struct rt_worker *w, uint16_t port, struct rte
 	/* Step 3: act. */
 	struct dp_out out;
 	unsigned int sent = 0;
-	dp_out_init(r, &out);
 	for (unsigned int i = 0; i < k; i++) {
-		int p = act6(r, w, &out, ok[i], ip[i], nh[i]);
+		int p = act6(r, w, ok[i], ip[i], nh[i]);
 		if (p >= 0) {
 			out.m[sent] = ok[i];
 			out.port[sent++] = (uint16_t)p;

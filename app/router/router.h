@@ -129,8 +129,10 @@ struct router {
 	struct rte_rcu_qsbr *qsbr;
 	struct rte_mempool *pool;
 	uint16_t nb_ports;
-	/* Bit N set while portN is administratively down (rt_port_up). One
-	 * word, which the workers read once a burst; ports start up. */
+	/* Bit N set while portN is administratively down (rt_port_up); ports
+	 * start up. The workers send only with valid headers, which
+	 * lib/nexthop withdraws while a port is down (nh_port_down); they
+	 * read this word only to tell why a header is invalid. */
 	uint32_t ports_down;
 	struct rt_port port[RT_MAX_PORTS];
 	unsigned int nb_workers;

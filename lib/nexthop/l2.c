@@ -5,7 +5,9 @@
  *
  * The headers are the only fields that change while workers may read
  * them (a neighbour resolves, changes MAC or fails; a port's MAC
- * changes). Each is a 16-byte slot written with one aligned 16-byte store
+ * changes; a port goes down or up). A valid header says three things at
+ * once: the nexthop is a gateway, its neighbour is resolved and its port
+ * is up, so the datapath's common case is one test. Each is a 16-byte slot written with one aligned 16-byte store
  * and read with one aligned 16-byte load; processors with AVX perform
  * those atomically (Intel SDM vol. 3A, 9.1.1; AMD APM vol. 2, 7.3.2), so
  * a worker sees the old header or the new one whole, valid flag included.
@@ -46,7 +48,8 @@ nh_publish(struct nh_table *t, uint32_t index)
 	static const uint8_t zero[6];
 	const struct nh_port *p = o->spec.port < t->nb_ports ? &t->ports[o->spec.port] : NULL;
 	bool port_ok = p != NULL && p->set;
-	bool valid = o->in_use && o->spec.type == NH_T_GATEWAY && o->resolved && port_ok;
+	bool valid =
+		o->in_use && o->spec.type == NH_T_GATEWAY && o->resolved && port_ok && !p->down;
 	const uint8_t *src = port_ok ? p->mac : zero, *dst = valid ? o->mac : zero;
 	__m128i h4 = hdr_build(dst, src, ETHERTYPE_IPV4, valid);
 	__m128i h6 = hdr_build(dst, src, ETHERTYPE_IPV6, valid);

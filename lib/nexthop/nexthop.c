@@ -124,6 +124,16 @@ nh_reclaim(struct nh_table *t)
 	defer_reclaim(&t->defer);
 }
 
+/* Rebuild the headers of every nexthop on a port. */
+static void
+publish_port(struct nh_table *t, uint16_t port)
+{
+	for (uint32_t i = 1; i <= t->conf.max_nexthops; i++)
+		if (t->obj[i].in_use && has_gateway(t->obj[i].spec.type) &&
+		    t->obj[i].spec.port == port)
+			nh_publish(t, i);
+}
+
 int
 nh_port_set(struct nh_table *t, uint16_t port, const uint8_t mac[6], uint16_t mtu)
 {
@@ -142,10 +152,17 @@ nh_port_set(struct nh_table *t, uint16_t port, const uint8_t mac[6], uint16_t mt
 	memcpy(p->mac, mac, 6);
 	p->mtu = mtu;
 	p->set = true;
-	for (uint32_t i = 1; i <= t->conf.max_nexthops; i++)
-		if (t->obj[i].in_use && has_gateway(t->obj[i].spec.type) &&
-		    t->obj[i].spec.port == port)
-			nh_publish(t, i);
+	publish_port(t, port);
+	return 0;
+}
+
+int
+nh_port_down(struct nh_table *t, uint16_t port, bool down)
+{
+	if (port >= t->nb_ports || !t->ports[port].set)
+		return -EINVAL;
+	t->ports[port].down = down;
+	publish_port(t, port);
 	return 0;
 }
 

@@ -102,6 +102,14 @@ void nh_table_free(struct nh_table *t);
 int nh_port_set(struct nh_table *t, uint16_t port, const uint8_t mac[6], uint16_t mtu);
 
 /**
+ * Mark a port (set with nh_port_set) down or up again. While it is down
+ * the headers of its nexthops are published invalid, so that a worker
+ * tells "gateway, resolved, port up" from one flag; the datapath finds
+ * out why a header is invalid on its slow path. @return 0 or -EINVAL.
+ */
+int nh_port_down(struct nh_table *t, uint16_t port, bool down);
+
+/**
  * Add a nexthop. With spec->id 0 the nexthop is implicit: an existing
  * implicit one of the same type, port and gateway is shared (so routes via
  * one gateway share one object). Either way the caller gets a reference

@@ -29,6 +29,7 @@ struct nh_port {
 	uint8_t mac[6];
 	uint16_t mtu;
 	bool set;
+	bool down; /* administratively: its nexthops' headers are invalid */
 };
 
 struct nh_table {

@@ -63,4 +63,12 @@ expect_out "IPv6 too big: packet too big with the MTU" "mtu ?= ?1280" \
 check "small packets still pass" ns_exec h1 ping -c 1 -W 2 -s 1000 198.51.100.2
 rc link set port1 mtu 1500
 
+echo "link down and up"
+check "link set port1 down" rc link set port1 down
+expect_out "port down: nothing gets through" "100% packet loss" \
+	ns_exec h1 ping -c 1 -W 1 198.51.100.2
+check "counted: port_down" test "$(stat drop port_down)" -ge 1
+check "link set port1 up" rc link set port1 up
+check "port up: forwarded again" ns_exec h1 ping -c 1 -W 2 198.51.100.2
+
 done_tests

@@ -154,6 +154,24 @@ test_headers_follow_neighbour(void **state)
 	_mm_storeu_si128((__m128i *)h, nh_hdr_load(nh_worker_view(t, 0)[a].hdr4));
 	assert_memory_equal(h + 6, newmac, 6);
 	assert_int_equal(nh_worker_view(t, 0)[a].mtu, 9000);
+	/* The port goes down: invalid on every worker, in both families,
+	 * though the neighbour stays resolved; up again: valid again. An MTU
+	 * change while down keeps it down. */
+	assert_int_equal(nh_port_down(t, 0, true), 0);
+	assert_int_equal(nh_port_set(t, 0, newmac, 1500), 0);
+	for (unsigned int w = 0; w < 2; w++) {
+		assert_false(nh_hdr_valid(nh_hdr_load(nh_worker_view(t, w)[a].hdr4)));
+		assert_false(nh_hdr_valid(nh_hdr_load(nh_worker_view(t, w)[a].hdr6)));
+	}
+	struct nh_info down_info;
+	assert_int_equal(nh_get(t, a, &down_info), 0);
+	assert_true(down_info.resolved);
+	assert_int_equal(nh_port_down(t, 0, false), 0);
+	for (unsigned int w = 0; w < 2; w++) {
+		assert_true(nh_hdr_valid(nh_hdr_load(nh_worker_view(t, w)[a].hdr4)));
+		assert_true(nh_hdr_valid(nh_hdr_load(nh_worker_view(t, w)[a].hdr6)));
+	}
+	assert_int_equal(nh_port_down(t, 7, true), -EINVAL); /* never set */
 	/* The neighbour fails: headers invalid, workers must punt. */
 	assert_int_equal(nh_neigh_update(t, 0, 2, s.gw, NULL), 1);
 	assert_false(nh_hdr_valid(nh_hdr_load(nh_worker_view(t, 1)[a].hdr6)));
