@@ -156,10 +156,11 @@ flow_hash4(const struct router *r, const struct rte_ipv4_hdr *ip)
 			     sport, dport, nonfirst);
 }
 
-/* The packets act4's one test does not clear, in the order of RFC 1812:
- * the nexthop's type, the TTL (5.3.1), the MTU (5.2.1), then why the
- * header is invalid (dp_unsent). A group was already resolved to its
- * member. @return as act4. */
+/* The packets act4's tests do not clear, in the order of RFC 1812: the
+ * nexthop's type, the TTL (5.3.1), the MTU (5.2.1), then why the header
+ * is invalid (dp_unsent); and the one in 256 whose checksum the fast
+ * TTL update would not write as Linux does. A group was already resolved
+ * to its member. @return as act4. */
 static __rte_noinline int
 act4_slow(const struct router *r, struct rt_worker *w, struct rte_mbuf *m, struct rte_ipv4_hdr *ip,
 	  uint32_t nh)
@@ -209,15 +210,18 @@ act4(const struct router *r, struct rt_worker *w, struct rte_mbuf *m, struct rte
 {
 	const struct nh_dp *d = &w->nh[nh];
 	__m128i hdr = nh_hdr_load(d->hdr4);
-	if (unlikely(!nh_hdr_valid(hdr)) && d->type == NH_T_GROUP) {
+	if (unlikely(!nh_hdr_valid(hdr))) {
+		if (d->type != NH_T_GROUP)
+			return act4_slow(r, w, m, ip, nh);
 		nh = nh_group_member(d, flow_hash4(r, ip));
 		d = &w->nh[nh];
 		hdr = nh_hdr_load(d->hdr4);
+		if (!nh_hdr_valid(hdr))
+			return act4_slow(r, w, m, ip, nh);
 	}
-	if (unlikely(!nh_hdr_valid(hdr) || ip->time_to_live <= 1 ||
-		     rte_pktmbuf_data_len(m) - RTE_ETHER_HDR_LEN > d->mtu))
+	if (unlikely(!dp_ttl_fast4(ip) || rte_pktmbuf_data_len(m) - RTE_ETHER_HDR_LEN > d->mtu))
 		return act4_slow(r, w, m, ip, nh);
-	dp_ttl_dec4(ip);
+	dp_ttl_dec4_fast(ip);
 	return dp_send(w, (uint8_t *)ip - RTE_ETHER_HDR_LEN, hdr, d->port, nh);
 }
 

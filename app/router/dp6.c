@@ -143,12 +143,16 @@ act6(const struct router *r, struct rt_worker *w, struct rte_mbuf *m, struct rte
 {
 	const struct nh_dp *d = &w->nh[nh];
 	__m128i hdr = nh_hdr_load(d->hdr6);
-	if (unlikely(!nh_hdr_valid(hdr)) && d->type == NH_T_GROUP) {
+	if (unlikely(!nh_hdr_valid(hdr))) {
+		if (d->type != NH_T_GROUP)
+			return act6_slow(r, w, m, ip, nh);
 		nh = nh_group_member(d, flow_hash6(r, ip));
 		d = &w->nh[nh];
 		hdr = nh_hdr_load(d->hdr6);
+		if (!nh_hdr_valid(hdr))
+			return act6_slow(r, w, m, ip, nh);
 	}
-	if (unlikely(!nh_hdr_valid(hdr) || ip->hop_limits <= 1 ||
+	if (unlikely(ip->hop_limits <= 1 ||
 		     rte_be_to_cpu_16(ip->payload_len) + sizeof(*ip) > d->mtu))
 		return act6_slow(r, w, m, ip, nh);
 	ip->hop_limits--;
