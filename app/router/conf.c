@@ -22,6 +22,7 @@ conf_defaults(struct rt_settings *s)
 	s->idle_sleep_us = 100;
 	s->icmp_rate = 1000;
 	s->icmp_burst = 50;
+	s->icmp_ratelimit_ms = 1000;
 	s->nb_mbufs = 8191;
 	s->rx_desc = 1024;
 	s->tx_desc = 1024;
@@ -69,6 +70,9 @@ apply(struct rt_settings *s, const char *key, const char *val)
 	} else if (strcmp(key, "icmp-burst") == 0) {
 		if (set_u32(val, 1, 100000, &s->icmp_burst) < 0)
 			return "expected 1..100000";
+	} else if (strcmp(key, "icmp-ratelimit") == 0) {
+		if (set_u32(val, 0, 60000, &s->icmp_ratelimit_ms) < 0)
+			return "expected 0..60000 (milliseconds)";
 	} else if (strcmp(key, "mbufs") == 0) {
 		if (set_u32(val, 1023, 1u << 24, &s->nb_mbufs) < 0)
 			return "expected 1023..16777216";

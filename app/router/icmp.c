@@ -4,9 +4,10 @@
  * could not forward (RFC 1812 4.3, RFC 4443) and echo replies. Control
  * core only.
  *
- * Errors are rate-limited by a token bucket (settings icmp_rate per second,
- * icmp_burst), as Linux's global limit; the per-destination limit is not
- * kept. Never sent about an ICMP error, a packet to a multicast or
+ * Errors are rate-limited as Linux limits them: per destination, a burst
+ * of 6 then one per icmp-ratelimit milliseconds (icmp_limit.c; ICMPv6
+ * packet too big is exempt, path MTU discovery needs it), and overall by a
+ * token bucket (icmp-rate per second, icmp-burst). Never sent about an ICMP error, a packet to a multicast or
  * broadcast address, a non-first fragment, or from an invalid source.
  *
  * Replies and errors go back to the link-layer address the packet came
@@ -19,6 +20,7 @@
 #include <rte_ip.h>
 #include <rte_icmp.h>
 
+#include "icmp_limit.h"
 #include "router.h"
 
 #define ICMP4_MAX 576  /* RFC 1812 4.3.2.3: the error, at most 576 bytes */
@@ -29,11 +31,24 @@ static struct {
 	uint64_t last;
 } bucket;
 
+static struct icmp_limit dest_limit;
+
 void
 rt_icmp_init(struct router *r)
 {
 	bucket.tokens = r->conf.icmp_burst;
 	bucket.last = rte_get_tsc_cycles();
+	icmp_limit_init(&dest_limit, (uint64_t)r->conf.icmp_ratelimit_ms * rte_get_tsc_hz() / 1000);
+}
+
+/* The per-destination limit for an error to key (icmp_limit.h). */
+static bool
+dest_allow(struct router *r, const uint8_t key[16])
+{
+	if (icmp_limit_allow(&dest_limit, key, rte_get_tsc_cycles()))
+		return true;
+	r->icmp_ratelimited++;
+	return false;
 }
 
 static bool
@@ -75,7 +90,9 @@ error4(struct router *r, struct rte_mbuf *m, uint16_t in, uint8_t type, uint8_t 
 	    (rte_be_to_cpu_16(oip->fragment_offset) & RTE_IPV4_HDR_OFFSET_MASK))
 		return;
 	const struct rt_addr *a = rt_addr_pick(r, in, FIB_AF_INET, &oip->src_addr);
-	if (a == NULL || !take_token(r))
+	uint8_t key[16];
+	icmp_limit_key4(oip->src_addr, key);
+	if (a == NULL || !dest_allow(r, key) || !take_token(r))
 		return;
 	uint32_t quote = olen;
 	if (quote > ICMP4_MAX - sizeof(struct rte_ipv4_hdr) - 8)
@@ -138,7 +155,7 @@ error6(struct router *r, struct rte_mbuf *m, uint16_t in, uint8_t type, uint8_t 
 	if (memcmp(oip->src_addr, zero, 16) == 0)
 		return;
 	const struct rt_addr *a = rt_addr_pick(r, in, FIB_AF_INET6, oip->src_addr);
-	if (a == NULL || !take_token(r))
+	if (a == NULL || (type != 2 && !dest_allow(r, oip->src_addr)) || !take_token(r))
 		return;
 	uint32_t quote = olen;
 	if (quote > ICMP6_MAX - sizeof(struct rte_ipv6_hdr) - 8)

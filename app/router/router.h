@@ -108,11 +108,12 @@ struct rt_addr {
 struct rt_settings {
 	char socket_path[108];
 	char startup[4096];
-	bool idle_backoff;      /* on by default */
-	uint32_t idle_sleep_us; /* 100 */
-	uint32_t icmp_rate;     /* ICMP errors per second, 1000 */
-	uint32_t icmp_burst;    /* 50 */
-	uint32_t nb_mbufs;      /* 8191 */
+	bool idle_backoff;          /* on by default */
+	uint32_t idle_sleep_us;     /* 100 */
+	uint32_t icmp_rate;         /* ICMP errors per second, 1000 */
+	uint32_t icmp_burst;        /* 50 */
+	uint32_t icmp_ratelimit_ms; /* per destination, 1000; 0: none */
+	uint32_t nb_mbufs;          /* 8191 */
 	uint16_t rx_desc, tx_desc;
 	uint32_t neigh_max;          /* 1024 */
 	uint32_t neigh_reachable_ms; /* 0: the library default (30 s) */

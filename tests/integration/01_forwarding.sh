@@ -71,4 +71,10 @@ check "counted: port_down" test "$(stat drop port_down)" -ge 1
 check "link set port1 up" rc link set port1 up
 check "port up: forwarded again" ns_exec h1 ping -c 1 -W 2 198.51.100.2
 
+echo "ICMP errors limited per destination"
+before=$(stat control icmp_ratelimited)
+answered=$(ns_exec h1 ping -n -c 20 -i 0.01 -t 1 -W 1 198.51.100.2 2>&1 | grep -c "Time to live exceeded" || true)
+check "20 expiring in 0.2 s: at most a burst of 6 answered ($answered)" test "$answered" -le 6
+check "counted: icmp_ratelimited" test $(($(stat control icmp_ratelimited) - before)) -ge 14
+
 done_tests

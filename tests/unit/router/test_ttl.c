@@ -52,7 +52,8 @@ test_headers_stay_valid(void **state)
 		s ^= s >> 7;
 		s ^= s << 17;
 		struct rte_ipv4_hdr h = {.version_ihl = 0x45,
-					 .total_length = rte_cpu_to_be_16((uint16_t)(20 + (s & 1023))),
+					 .total_length =
+						 rte_cpu_to_be_16((uint16_t)(20 + (s & 1023))),
 					 .packet_id = (uint16_t)(s >> 10),
 					 .time_to_live = (uint8_t)(2 + (s >> 26) % 254),
 					 .next_proto_id = (uint8_t)(s >> 34),
