@@ -57,7 +57,7 @@ check "counted: blackhole" test "$(stat drop blackhole)" -ge 1
 echo "MTU"
 rc link set port1 mtu 1280
 expect_out "IPv4 DF too big: fragmentation needed with the MTU" "mtu = 1280" \
-	ns_exec h1 ping -c 1 -W 2 -M do -s 1400 198.51.100.2
+	ns_exec h1 ping -c 1 -W 2 -M "do" -s 1400 198.51.100.2
 expect_out "IPv6 too big: packet too big with the MTU" "mtu ?= ?1280" \
 	ns_exec h1 ping -6 -c 1 -W 2 -s 1400 2001:db8:2::2
 check "small packets still pass" ns_exec h1 ping -c 1 -W 2 -s 1000 198.51.100.2
