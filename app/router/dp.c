@@ -27,6 +27,15 @@ for_us(const struct rt_port *p, const struct rte_ether_hdr *eth)
 	return ((a ^ b) << 16) == 0 || (a & 1) != 0; /* bit 0: group address */
 }
 
+/* The common frame: long enough, for us, IPv4. */
+static inline bool
+ipv4_for_us(const struct rt_port *p, const struct rte_mbuf *m, const uint8_t *frame)
+{
+	const struct rte_ether_hdr *eth = (const struct rte_ether_hdr *)frame;
+	return rte_pktmbuf_data_len(m) >= RTE_ETHER_HDR_LEN && for_us(p, eth) &&
+	       eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_IPV4);
+}
+
 void
 dp_burst(const struct router *r, struct rt_worker *w, uint16_t port, struct rte_mbuf **pkts,
 	 unsigned int n)
@@ -38,12 +47,26 @@ dp_burst(const struct router *r, struct rt_worker *w, uint16_t port, struct rte_
 
 	w->st.rx += n;
 	w->st.port_rx[port] += n;
+	w->rx_port = port;
 	for (unsigned int i = 0; i < n; i++) {
 		f[i] = rte_pktmbuf_mtod(pkts[i], uint8_t *);
 		rte_prefetch0(f[i]);
 	}
-	/* Classify by ethertype; VLAN-tagged frames are not configured. */
-	for (unsigned int i = 0; i < n; i++) {
+	/* The usual burst, every frame IPv4 and for us, goes to the IPv4
+	 * stage as it came: no arrays to fill. */
+	unsigned int i = 0;
+	while (i < n && likely(ipv4_for_us(p, pkts[i], f[i])))
+		i++;
+	if (likely(i == n)) {
+		dp4_burst(r, w, port, pkts, f, n);
+		return;
+	}
+	/* Otherwise classify by ethertype, the first i being IPv4 already;
+	 * VLAN-tagged frames are not configured. */
+	memcpy(v4, pkts, i * sizeof(*pkts));
+	memcpy(f4, f, i * sizeof(*f));
+	n4 = i;
+	for (; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		if (unlikely(rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN)) {
 			dp_drop(w, m, RT_DROP_TRUNCATED);
@@ -54,7 +77,6 @@ dp_burst(const struct router *r, struct rt_worker *w, uint16_t port, struct rte_
 			dp_drop(w, m, RT_DROP_NOT_FOR_US);
 			continue;
 		}
-		m->port = port;
 		uint16_t type = eth->ether_type;
 		if (likely(type == RTE_BE16(RTE_ETHER_TYPE_IPV4))) {
 			f4[n4] = f[i];

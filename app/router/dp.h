@@ -40,6 +40,7 @@ dp_punt(struct rt_worker *w, struct rte_mbuf *m, enum rt_punt why, uint32_t nh)
 	struct rt_meta *meta = rt_meta(m);
 	meta->nh = nh;
 	meta->reason = (uint8_t)why;
+	m->port = w->rx_port; /* the control core answers on it */
 	if (unlikely(rte_ring_sp_enqueue(w->exc, m) != 0)) {
 		dp_drop(w, m, RT_DROP_EXC_FULL);
 		return;

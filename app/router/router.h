@@ -87,7 +87,8 @@ struct rt_worker {
 	 * load-add-store would chain through memory when packets share a
 	 * nexthop, about five cycles a packet. */
 	uint32_t *nh_used;
-	uint32_t epoch; /* the worker loop's round, from 1 */
+	uint32_t epoch;   /* the worker loop's round, from 1 */
+	uint16_t rx_port; /* the port of the burst in hand: dp_punt's m->port */
 	struct rt_wstats st;
 } __rte_cache_aligned;
 
