@@ -72,7 +72,8 @@ struct fib_conf {
 	/* Second-level groups per table and family (256 entries of 2 bytes
 	 * for IPv4, at most 32767; of 4 bytes for IPv6); 0 picks the
 	 * default, the IPv4 maximum and 1M for IPv6. Memory is committed as
-	 * groups are used. */
+	 * groups are used. 1/64 of them (at most 256) are kept for deletes,
+	 * which may need a group to split a merged one (docs/fib.md). */
 	uint32_t groups4;
 	uint32_t groups6;
 	/* Lookup result installed for routes and rule actions of each

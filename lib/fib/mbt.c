@@ -79,6 +79,7 @@ mbt_init(struct mbt *m, unsigned int levels, unsigned int esize, uint32_t ngroup
 	m->esize = (uint8_t)esize;
 	m->ngroups = ngroups;
 	m->fresh = m->nfree = m->used = 0;
+	m->reserve = ngroups / 64 < MBT_DELETE_RESERVE ? ngroups / 64 : MBT_DELETE_RESERVE;
 	m->defer = defer;
 	m->own_tbl24 = false;
 	m->tbl24 = (void *)fib_mem_zero((size_t)MBT_TBL24_SIZE * MBT_ESIZE6 + MBT_SLACK);
@@ -112,10 +113,15 @@ group_alloc(struct mbt *m)
 	return g;
 }
 
+/* Groups a write may take: all that are free for a delete, all but the
+ * reserve otherwise. */
 static uint32_t
-groups_available(const struct mbt *m)
+groups_available(const struct mbt *m, bool for_delete)
 {
-	return m->nfree + (m->ngroups - m->fresh);
+	uint32_t free = m->nfree + (m->ngroups - m->fresh);
+	if (for_delete)
+		return free;
+	return free > m->reserve ? free - m->reserve : 0;
 }
 
 /* Defer callback: the grace period of group g has ended. */
@@ -348,7 +354,7 @@ own_tbl24(struct mbt *m)
 }
 
 int
-mbt_write(struct mbt *m, const struct mbt_range *r, uint32_t n, uint32_t nh)
+mbt_write(struct mbt *m, const struct mbt_range *r, uint32_t n, uint32_t nh, bool for_delete)
 {
 	uint32_t val = nh << 1;
 	if (!m->own_tbl24 && val != 0 && own_tbl24(m) < 0)
@@ -356,9 +362,9 @@ mbt_write(struct mbt *m, const struct mbt_range *r, uint32_t n, uint32_t nh)
 	struct dry_run d = {.m = m, .val = val};
 	for (uint32_t i = 0; i < n; i++)
 		dry_table(&d, m->tbl24, 0, 0, 0, r[i].lo, r[i].hi);
-	if (d.count > groups_available(m)) {
+	if (d.count > groups_available(m, for_delete)) {
 		defer_reclaim(m->defer);
-		if (d.count > groups_available(m))
+		if (d.count > groups_available(m, for_delete))
 			return -ENOSPC;
 	}
 	/* Every group in use, and every one about to be, may be retired. */

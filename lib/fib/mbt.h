@@ -64,6 +64,7 @@ struct mbt {
 	uint32_t nfree;       /* groups on free_stack */
 	uint32_t *free_stack; /* released groups, ready for reuse */
 	uint32_t used;        /* groups published or awaiting their grace period */
+	uint32_t reserve;     /* groups only deletes may take (mbt_write) */
 	bool own_tbl24;       /* tbl24 is ours, not the shared zero table */
 	struct defer *defer;
 };
@@ -83,8 +84,16 @@ void mbt_fini(struct mbt *m);
  * Make every key of the n ranges (sorted, disjoint) answer nh. Groups
  * needed are counted first: -ENOSPC (or -ENOMEM) is returned with the
  * table untouched when they are not all available.
+ *
+ * A delete can need groups too (a merged group must split again when
+ * its covering route goes), and a router that cannot delete a route is
+ * worse off than one that cannot add one. So the last groups, 1/64 of
+ * them and at most MBT_DELETE_RESERVE, are kept for writes with
+ * for_delete set: once only those are left, adds fail and deletes still
+ * succeed.
  */
-int mbt_write(struct mbt *m, const struct mbt_range *r, uint32_t n, uint32_t nh);
+#define MBT_DELETE_RESERVE 256
+int mbt_write(struct mbt *m, const struct mbt_range *r, uint32_t n, uint32_t nh, bool for_delete);
 
 /* Reference lookup for one key, for tests and the control path. */
 uint32_t mbt_get(const struct mbt *m, fib_key_t key);

@@ -101,12 +101,14 @@ covering_value(const struct fib_table *t, const struct rib_node *c)
 	return c ? route_value(t, c->routes) : FIB_NH_NONE;
 }
 
+/* Write val over n's region; for_delete: the groups kept for deletes may
+ * be used (mbt_write). */
 static int
-install(struct fib_table *t, struct fam f, const struct rib_node *n, uint32_t val)
+install(struct fib_table *t, struct fam f, const struct rib_node *n, uint32_t val, bool for_delete)
 {
 	int rc = rib_ranges(n, &t->ranges);
 	if (rc == 0)
-		rc = mbt_write(f.mbt, t->ranges.r, t->ranges.n, val);
+		rc = mbt_write(f.mbt, t->ranges.r, t->ranges.n, val, for_delete);
 	return rc;
 }
 
@@ -141,7 +143,7 @@ replace_existing(struct fib_table *t, struct fam f, struct rib_node *n, struct r
 	r->type = nr->type;
 	r->origin = nr->origin;
 	uint32_t val = route_value(t, n->routes);
-	int rc = val == old ? 0 : install(t, f, n, val);
+	int rc = val == old ? 0 : install(t, f, n, val, false);
 	if (rc < 0)
 		*r = saved;
 	return rc;
@@ -177,7 +179,7 @@ table_route_add(struct fib_table *t, const struct fib_route *nr, bool replace)
 	*slot = r;
 
 	uint32_t val = route_value(t, n->routes);
-	int rc = val == old ? 0 : install(t, f, n, val);
+	int rc = val == old ? 0 : install(t, f, n, val, false);
 	if (rc < 0) {
 		*slot = r->next;
 		rib_route_free(f.rib, r);
@@ -205,7 +207,7 @@ table_route_del(struct fib_table *t, const struct fib_route *key, bool any_metri
 	if (r == n->routes)
 		val = r->next ? route_value(t, r->next) : covering_value(t, cover);
 	if (val != old) {
-		int rc = install(t, f, n, val);
+		int rc = install(t, f, n, val, true);
 		if (rc < 0)
 			return rc;
 	}

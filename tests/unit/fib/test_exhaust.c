@@ -2,6 +2,7 @@
 /* Running out of second-level groups: the call fails with -ENOSPC and the
  * table is exactly as it was, in the RIB and in the lookup structure. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include <rte_rcu_qsbr.h>
@@ -92,6 +93,42 @@ test_ipv4_delete_needing_a_group(void **state)
 }
 
 static void
+test_ipv4_delete_reserve(void **state)
+{
+	(void)state;
+	struct fib_conf c = test_conf();
+	c.groups4 = 128; /* 128 / 64: two groups kept for deletes */
+	struct fib *f = fib_create(&c);
+	/* The /26 has the /16's nexthop: its group merges away, and deleting
+	 * the /16 will need one again. */
+	assert_int_equal(add(f, "10.1.0.0/16", 9), 0);
+	assert_int_equal(add(f, "10.1.2.64/26", 9), 0);
+	assert_int_equal(groups_used(f, FIB_AF_INET), 0);
+	/* Adds take every group but the reserve. */
+	unsigned int added = 0;
+	char cidr[32];
+	for (;;) {
+		snprintf(cidr, sizeof(cidr), "20.0.%u.0/25", added);
+		int rc = add(f, cidr, 3);
+		if (rc == -ENOSPC)
+			break;
+		assert_int_equal(rc, 0);
+		added++;
+	}
+	assert_int_equal(added, 126);
+	assert_int_equal(groups_used(f, FIB_AF_INET), 126);
+	/* The delete still goes through, with a reserved group. */
+	assert_int_equal(D(f, "10.1.0.0/16", 0, 0, true), 0);
+	assert_int_equal(groups_used(f, FIB_AF_INET), 127);
+	assert_int_equal(L(f, 0, "10.1.2.65"), 9);
+	assert_int_equal(L(f, 0, "10.1.2.1"), FIB_NH_NONE);
+	assert_int_equal(L(f, 0, "10.1.9.9"), FIB_NH_NONE);
+	/* Adds still find the pool full. */
+	assert_int_equal(add(f, "30.0.0.0/25", 4), -ENOSPC);
+	fib_free(f);
+}
+
+static void
 test_ipv6_deep(void **state)
 {
 	(void)state;
@@ -151,6 +188,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ipv4_add_and_replace),
 		cmocka_unit_test(test_ipv4_delete_needing_a_group),
+		cmocka_unit_test(test_ipv4_delete_reserve),
 		cmocka_unit_test(test_ipv6_deep),
 		cmocka_unit_test(test_grace_period),
 	};
