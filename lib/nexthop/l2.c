@@ -7,8 +7,9 @@
  * them (a neighbour resolves, changes MAC or fails; a port's MAC
  * changes; a port goes down or up). A valid header says three things at
  * once: the nexthop is a gateway, its neighbour is resolved and its port
- * is up, so the datapath's common case is one test. Each is a 16-byte slot written with one aligned 16-byte store
- * and read with one aligned 16-byte load; processors with AVX perform
+ * is up, so the datapath's common case is one test. Each header is a
+ * 16-byte slot written with one aligned 16-byte store and read with one
+ * aligned 16-byte load; processors with AVX perform
  * those atomically (Intel SDM vol. 3A, 9.1.1; AMD APM vol. 2, 7.3.2), so
  * a worker sees the old header or the new one whole, valid flag included.
  * The other fields (type, port, MTU) are set before the index is first
