@@ -63,9 +63,10 @@ dp_burst(const struct router *r, struct rt_worker *w, uint16_t port, struct rte_
 	}
 	/* Otherwise classify by ethertype, the first i being IPv4 already;
 	 * VLAN-tagged frames are not configured. */
-	memcpy(v4, pkts, i * sizeof(*pkts));
-	memcpy(f4, f, i * sizeof(*f));
-	n4 = i;
+	for (n4 = 0; n4 < i; n4++) {
+		v4[n4] = pkts[n4];
+		f4[n4] = f[n4];
+	}
 	for (; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		if (unlikely(rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN)) {
