@@ -9,6 +9,7 @@
 #define FIB_KEY_H
 
 #include <stdint.h>
+#include <string.h>
 
 typedef unsigned __int128 fib_key_t;
 
@@ -18,13 +19,24 @@ key_from_v4(uint32_t a)
 	return (fib_key_t)a << 96;
 }
 
+/* A big-endian 64-bit number at p. */
+static inline uint64_t
+key_be64(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	return v;
+}
+
+/* Two loads and two byte swaps: the rule walk builds two keys a packet,
+ * and a byte-at-a-time loop cost about 100 instructions there. */
 static inline fib_key_t
 key_from_v6(const uint8_t a[16])
 {
-	fib_key_t k = 0;
-	for (int i = 0; i < 16; i++)
-		k = (k << 8) | a[i];
-	return k;
+	return (fib_key_t)key_be64(a) << 64 | key_be64(a + 8);
 }
 
 static inline uint32_t
