@@ -25,6 +25,16 @@
  * itself never defines it.
  */
 
+/* A 16-bit field in network order, as a number: one rotate, where DPDK's
+ * rte_be_to_cpu_16 on a variable is an xchg through a register pair
+ * (four instructions in the IPv6 stage's profile). */
+static inline uint16_t
+dp_be16(rte_be16_t v)
+{
+	static_assert(RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN, "dp_be16 swaps");
+	return __builtin_bswap16(v);
+}
+
 static inline void
 dp_drop(struct rt_worker *w, struct rte_mbuf *m, enum rt_drop why)
 {

@@ -127,7 +127,7 @@ validate4(struct rt_worker *w, struct rte_mbuf *m, uint8_t *eth)
 		return NULL;
 	}
 	/* (5) the total length covers the header and fits the frame. */
-	uint16_t total = rte_be_to_cpu_16(ip->total_length);
+	uint16_t total = dp_be16(ip->total_length);
 	if (unlikely(total < ihl || total > frame)) {
 		dp_drop(w, m, RT_DROP_LENGTH);
 		return NULL;

@@ -80,7 +80,7 @@ validate6(struct rt_worker *w, struct rte_mbuf *m, uint8_t *eth)
 	}
 	/* RFC 8200 section 3: the payload length must fit the frame. */
 	uint32_t frame = rte_pktmbuf_data_len(m) - RTE_ETHER_HDR_LEN - sizeof(*ip);
-	uint16_t plen = rte_be_to_cpu_16(ip->payload_len);
+	uint16_t plen = dp_be16(ip->payload_len);
 	if (unlikely(plen > frame)) {
 		dp_drop(w, m, RT_DROP_LENGTH);
 		return NULL;
@@ -152,8 +152,8 @@ act6(const struct router *r, struct rt_worker *w, struct rte_mbuf *m, struct rte
 		if (!nh_hdr_valid(hdr))
 			return act6_slow(r, w, m, ip, nh);
 	}
-	if (unlikely(ip->hop_limits <= 1 ||
-		     rte_be_to_cpu_16(ip->payload_len) + sizeof(*ip) > d->mtu))
+	/* The frame ends where the packet does (validate6 trimmed it). */
+	if (unlikely(ip->hop_limits <= 1 || rte_pktmbuf_data_len(m) - RTE_ETHER_HDR_LEN > d->mtu))
 		return act6_slow(r, w, m, ip, nh);
 	ip->hop_limits--;
 	return dp_send(w, (uint8_t *)ip - RTE_ETHER_HDR_LEN, hdr, d->port, nh);
