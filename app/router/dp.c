@@ -27,13 +27,28 @@ for_us(const struct rt_port *p, const struct rte_ether_hdr *eth)
 	return ((a ^ b) << 16) == 0 || (a & 1) != 0; /* bit 0: group address */
 }
 
-/* The common frame: long enough, for us, IPv4. */
-static inline bool
-ipv4_for_us(const struct rt_port *p, const struct rte_mbuf *m, const uint8_t *frame)
+/* What a received frame is: its length, destination and ethertype
+ * decide. VLAN-tagged frames are not configured (F_OTHER). */
+enum frame_kind { F_IPV4, F_IPV6, F_ARP, F_TRUNCATED, F_NOT_FOR_US, F_OTHER };
+
+static inline enum frame_kind
+frame_kind(const struct rt_port *p, const struct rte_mbuf *m, const uint8_t *frame)
 {
 	const struct rte_ether_hdr *eth = (const struct rte_ether_hdr *)frame;
-	return rte_pktmbuf_data_len(m) >= RTE_ETHER_HDR_LEN && for_us(p, eth) &&
-	       eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_IPV4);
+	if (unlikely(rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN))
+		return F_TRUNCATED;
+	if (unlikely(!for_us(p, eth)))
+		return F_NOT_FOR_US;
+	switch (eth->ether_type) {
+	case RTE_BE16(RTE_ETHER_TYPE_IPV4):
+		return F_IPV4;
+	case RTE_BE16(RTE_ETHER_TYPE_IPV6):
+		return F_IPV6;
+	case RTE_BE16(RTE_ETHER_TYPE_ARP):
+		return F_ARP;
+	default:
+		return F_OTHER;
+	}
 }
 
 void
@@ -55,40 +70,40 @@ dp_burst(const struct router *r, struct rt_worker *w, uint16_t port, struct rte_
 	/* The usual burst, every frame IPv4 and for us, goes to the IPv4
 	 * stage as it came: no arrays to fill. */
 	unsigned int i = 0;
-	while (i < n && likely(ipv4_for_us(p, pkts[i], f[i])))
+	while (i < n && likely(frame_kind(p, pkts[i], f[i]) == F_IPV4))
 		i++;
 	if (likely(i == n)) {
 		dp4_burst(r, w, port, pkts, f, n);
 		return;
 	}
-	/* Otherwise classify by ethertype, the first i being IPv4 already;
-	 * VLAN-tagged frames are not configured. */
+	/* Otherwise sort the burst by kind, the first i being IPv4. */
 	for (n4 = 0; n4 < i; n4++) {
 		v4[n4] = pkts[n4];
 		f4[n4] = f[n4];
 	}
 	for (; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
-		if (unlikely(rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN)) {
-			dp_drop(w, m, RT_DROP_TRUNCATED);
-			continue;
-		}
-		const struct rte_ether_hdr *eth = (const struct rte_ether_hdr *)f[i];
-		if (unlikely(!for_us(p, eth))) {
-			dp_drop(w, m, RT_DROP_NOT_FOR_US);
-			continue;
-		}
-		uint16_t type = eth->ether_type;
-		if (likely(type == RTE_BE16(RTE_ETHER_TYPE_IPV4))) {
+		switch (frame_kind(p, m, f[i])) {
+		case F_IPV4:
 			f4[n4] = f[i];
 			v4[n4++] = m;
-		} else if (type == RTE_BE16(RTE_ETHER_TYPE_IPV6)) {
+			break;
+		case F_IPV6:
 			f6[n6] = f[i];
 			v6[n6++] = m;
-		} else if (type == RTE_BE16(RTE_ETHER_TYPE_ARP)) {
+			break;
+		case F_ARP:
 			dp_punt(w, m, RT_PUNT_ARP, 0);
-		} else {
+			break;
+		case F_TRUNCATED:
+			dp_drop(w, m, RT_DROP_TRUNCATED);
+			break;
+		case F_NOT_FOR_US:
+			dp_drop(w, m, RT_DROP_NOT_FOR_US);
+			break;
+		case F_OTHER:
 			dp_drop(w, m, RT_DROP_ETHERTYPE);
+			break;
 		}
 	}
 	if (n4)

@@ -170,7 +170,7 @@ static inline void
 dp_unsent(const struct router *r, struct rt_worker *w, struct rte_mbuf *m, const struct nh_dp *d,
 	  uint32_t nh)
 {
-	if (__atomic_load_n(&r->ports_down, __ATOMIC_RELAXED) >> d->port & 1)
+	if (!rt_port_up(r, d->port))
 		dp_drop(w, m, RT_DROP_PORT_DOWN);
 	else
 		dp_punt(w, m, RT_PUNT_RESOLVE, nh);

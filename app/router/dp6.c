@@ -122,7 +122,8 @@ act6_slow(const struct router *r, struct rt_worker *w, struct rte_mbuf *m, struc
 		return -1;
 #endif
 	}
-	if (rte_be_to_cpu_16(ip->payload_len) + sizeof(*ip) > d->mtu) {
+	/* The frame ends where the packet does (validate6 trimmed it). */
+	if (rte_pktmbuf_data_len(m) - RTE_ETHER_HDR_LEN > d->mtu) {
 		dp_punt(w, m, RT_PUNT_TOO_BIG, nh);
 		return -1;
 	}
@@ -152,7 +153,6 @@ act6(const struct router *r, struct rt_worker *w, struct rte_mbuf *m, struct rte
 		if (!nh_hdr_valid(hdr))
 			return act6_slow(r, w, m, ip, nh);
 	}
-	/* The frame ends where the packet does (validate6 trimmed it). */
 	if (unlikely(ip->hop_limits <= 1 || rte_pktmbuf_data_len(m) - RTE_ETHER_HDR_LEN > d->mtu))
 		return act6_slow(r, w, m, ip, nh);
 	ip->hop_limits--;

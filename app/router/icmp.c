@@ -6,9 +6,10 @@
  *
  * Errors are rate-limited as Linux limits them: per destination, a burst
  * of 6 then one per icmp-ratelimit milliseconds (icmp_limit.c; ICMPv6
- * packet too big is exempt, path MTU discovery needs it), and overall by a
- * token bucket (icmp-rate per second, icmp-burst). Never sent about an ICMP error, a packet to a multicast or
- * broadcast address, a non-first fragment, or from an invalid source.
+ * packet too big is exempt, path MTU discovery needs it), and overall by
+ * a token bucket (icmp-rate per second, icmp-burst). Never sent about an
+ * ICMP error, a packet to a multicast or broadcast address, a non-first
+ * fragment, or from an invalid source.
  *
  * Replies and errors go back to the link-layer address the packet came
  * from, on the port it came in: the previous hop, which is on the way
@@ -26,45 +27,31 @@
 #define ICMP4_MAX 576  /* RFC 1812 4.3.2.3: the error, at most 576 bytes */
 #define ICMP6_MAX 1280 /* RFC 4443 2.4(c): the IPv6 minimum MTU */
 
-static struct {
-	double tokens;
-	uint64_t last;
-} bucket;
-
+/* The global limit: icmp-rate errors a second, icmp-burst saved. */
+static struct icmp_bucket bucket;
+static uint64_t bucket_interval;
 static struct icmp_limit dest_limit;
 
 void
 rt_icmp_init(struct router *r)
 {
-	bucket.tokens = r->conf.icmp_burst;
-	bucket.last = rte_get_tsc_cycles();
+	bucket = (struct icmp_bucket){0};
+	bucket_interval = rte_get_tsc_hz() / r->conf.icmp_rate;
 	icmp_limit_init(&dest_limit, (uint64_t)r->conf.icmp_ratelimit_ms * rte_get_tsc_hz() / 1000);
 }
 
-/* The per-destination limit for an error to key (icmp_limit.h). */
+/* Both limits for an error to key (icmp_limit.h): the destination's,
+ * then the global one, so that a destination over its limit does not use
+ * up the global tokens. */
 static bool
-dest_allow(struct router *r, const uint8_t key[16])
+icmp_allow(struct router *r, const uint8_t key[16], bool per_dest)
 {
-	if (icmp_limit_allow(&dest_limit, key, rte_get_tsc_cycles()))
+	uint64_t now = rte_get_tsc_cycles();
+	if ((!per_dest || icmp_limit_allow(&dest_limit, key, now)) &&
+	    icmp_bucket_take(&bucket, now, bucket_interval, r->conf.icmp_burst))
 		return true;
 	r->icmp_ratelimited++;
 	return false;
-}
-
-static bool
-take_token(struct router *r)
-{
-	uint64_t now = rte_get_tsc_cycles();
-	bucket.tokens += (double)(now - bucket.last) / rte_get_tsc_hz() * r->conf.icmp_rate;
-	bucket.last = now;
-	if (bucket.tokens > r->conf.icmp_burst)
-		bucket.tokens = r->conf.icmp_burst;
-	if (bucket.tokens < 1) {
-		r->icmp_ratelimited++;
-		return false;
-	}
-	bucket.tokens -= 1;
-	return true;
 }
 
 static bool
@@ -92,7 +79,7 @@ error4(struct router *r, struct rte_mbuf *m, uint16_t in, uint8_t type, uint8_t 
 	const struct rt_addr *a = rt_addr_pick(r, in, FIB_AF_INET, &oip->src_addr);
 	uint8_t key[16];
 	icmp_limit_key4(oip->src_addr, key);
-	if (a == NULL || !dest_allow(r, key) || !take_token(r))
+	if (a == NULL || !icmp_allow(r, key, true))
 		return;
 	uint32_t quote = olen;
 	if (quote > ICMP4_MAX - sizeof(struct rte_ipv4_hdr) - 8)
@@ -155,7 +142,7 @@ error6(struct router *r, struct rte_mbuf *m, uint16_t in, uint8_t type, uint8_t 
 	if (memcmp(oip->src_addr, zero, 16) == 0)
 		return;
 	const struct rt_addr *a = rt_addr_pick(r, in, FIB_AF_INET6, oip->src_addr);
-	if (a == NULL || (type != 2 && !dest_allow(r, oip->src_addr)) || !take_token(r))
+	if (a == NULL || !icmp_allow(r, oip->src_addr, type != 2)) /* 2: packet too big */
 		return;
 	uint32_t quote = olen;
 	if (quote > ICMP6_MAX - sizeof(struct rte_ipv6_hdr) - 8)

@@ -35,16 +35,32 @@ entry_of(struct icmp_limit *l, const uint64_t k[2])
 	struct icmp_dest *victim = NULL;
 	for (uint32_t i = 0; i < ICMP_LIMIT_PROBE; i++) {
 		struct icmp_dest *d = &l->e[(s + i) % ICMP_LIMIT_SLOTS];
-		if (d->last != 0 && d->key[0] == k[0] && d->key[1] == k[1])
+		if (d->b.last != 0 && d->key[0] == k[0] && d->key[1] == k[1])
 			return d;
-		if (victim == NULL || d->last < victim->last)
+		if (victim == NULL || d->b.last < victim->b.last)
 			victim = d;
 	}
 	victim->key[0] = k[0];
 	victim->key[1] = k[1];
-	victim->last = 0;
-	victim->tokens = ICMP_LIMIT_BURST * l->interval;
+	victim->b = (struct icmp_bucket){0};
 	return victim;
+}
+
+bool
+icmp_bucket_take(struct icmp_bucket *b, uint64_t now, uint64_t interval, uint64_t burst)
+{
+	uint64_t cap = burst * interval;
+	if (b->last == 0) {
+		b->tokens = cap;
+	} else {
+		uint64_t t = b->tokens + (now - b->last);
+		b->tokens = t > cap || t < b->tokens ? cap : t;
+	}
+	b->last = now;
+	if (b->tokens < interval)
+		return false;
+	b->tokens -= interval;
+	return true;
 }
 
 bool
@@ -54,15 +70,5 @@ icmp_limit_allow(struct icmp_limit *l, const uint8_t addr[16], uint64_t now)
 		return true;
 	uint64_t k[2];
 	memcpy(k, addr, 16);
-	struct icmp_dest *d = entry_of(l, k);
-	if (d->last != 0) {
-		uint64_t cap = ICMP_LIMIT_BURST * l->interval;
-		uint64_t t = d->tokens + (now - d->last);
-		d->tokens = t > cap || t < d->tokens ? cap : t;
-	}
-	d->last = now;
-	if (d->tokens < l->interval)
-		return false;
-	d->tokens -= l->interval;
-	return true;
+	return icmp_bucket_take(&entry_of(l, k)->b, now, l->interval, ICMP_LIMIT_BURST);
 }

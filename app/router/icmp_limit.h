@@ -21,10 +21,20 @@
 #define ICMP_LIMIT_SLOTS 4096 /* destinations remembered */
 #define ICMP_LIMIT_PROBE 8    /* entries a destination may sit in */
 
+/* A token bucket in clock units: a message costs one interval, and at
+ * most `burst` intervals are saved. Fresh (all zeros) it is full. Both
+ * the per-destination limit and icmp.c's global one are these. */
+struct icmp_bucket {
+	uint64_t last;   /* clock of the last take; 0: never */
+	uint64_t tokens; /* clock units */
+};
+
+/* Whether a message may go at clock now (never 0); takes its cost if so. */
+bool icmp_bucket_take(struct icmp_bucket *b, uint64_t now, uint64_t interval, uint64_t burst);
+
 struct icmp_dest {
-	uint64_t key[2]; /* the address; IPv4 as ::ffff:a.b.c.d */
-	uint64_t last;   /* clock of the last update; 0: free */
-	uint64_t tokens; /* clock units, at most BURST intervals */
+	uint64_t key[2];      /* the address; IPv4 as ::ffff:a.b.c.d */
+	struct icmp_bucket b; /* b.last 0: a free entry */
 };
 
 struct icmp_limit {

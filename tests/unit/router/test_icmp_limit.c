@@ -76,6 +76,22 @@ test_many_sources(void **state)
 }
 
 static void
+test_global_bucket(void **state)
+{
+	(void)state;
+	/* icmp.c's global limit: icmp-burst 50 at icmp-rate 100 a "second". */
+	struct icmp_bucket b = {0};
+	unsigned int ok = 0;
+	for (unsigned int i = 0; i < 200; i++)
+		ok += icmp_bucket_take(&b, 1, SEC / 100, 50);
+	assert_int_equal(ok, 50);
+	ok = 0;
+	for (uint64_t t = 2; t <= 1 + SEC; t++) /* one a tick for a second */
+		ok += icmp_bucket_take(&b, t, SEC / 100, 50);
+	assert_int_equal(ok, 100);
+}
+
+static void
 test_off(void **state)
 {
 	(void)state;
@@ -92,6 +108,7 @@ main(void)
 		cmocka_unit_test(test_burst_then_one_per_interval),
 		cmocka_unit_test(test_families_apart),
 		cmocka_unit_test(test_many_sources),
+		cmocka_unit_test(test_global_bucket),
 		cmocka_unit_test(test_off),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
