@@ -30,13 +30,14 @@
 static struct {
 	unsigned int runs;
 	uint32_t addrs;
-	uint32_t routes;     /* 0: the whole table */
-	unsigned int burst;  /* addresses per bulk lookup call */
-	unsigned int burst2; /* a second burst size measured, 0: none */
+	uint32_t routes;       /* 0: the whole table */
+	unsigned int burst;    /* addresses per bulk lookup call */
+	unsigned int burst2;   /* a second burst size measured, 0: none */
+	unsigned int max_len6; /* IPv6 addresses only in prefixes this long or shorter */
 	int smoke;
 	const char *only; /* "4", "6" or "rules": run just that part */
 	FILE *summary;
-} opt = {.runs = 7, .addrs = 1u << 22, .burst = 32, .burst2 = 64};
+} opt = {.runs = 7, .addrs = 1u << 22, .burst = 32, .burst2 = 64, .max_len6 = 128};
 
 struct family_setup {
 	uint8_t af;
@@ -89,7 +90,10 @@ make_addrs(struct workload *w)
 		 * would miss at the first level. Instead a random address
 		 * inside a random route, so lookups walk the trie as
 		 * forwarded traffic does. */
-		const struct fib_prefix *p = &w->pl.p[bench_rand(&s) % w->pl.n];
+		const struct fib_prefix *p;
+		do
+			p = &w->pl.p[bench_rand(&s) % w->pl.n];
+		while (p->len > opt.max_len6);
 		uint8_t *a = (uint8_t *)w->addrs + 16 * (size_t)i;
 		uint64_t h = bench_rand(&s), l = bench_rand(&s);
 		for (int k = 0; k < 16; k++) {
@@ -444,7 +448,10 @@ usage(const char *prog)
 		"  --routes N  use only the first N routes of each table\n"
 		"  --only P    run only part P: 4, 6 or rules\n"
 		"  --burst N   addresses per bulk lookup call (default 32, at most 256)\n"
-		"  --burst2 N  a second burst size to measure, 0 for none (default 64)\n",
+		"  --burst2 N  a second burst size to measure, 0 for none (default 64)\n"
+		"  --max-len6 N  IPv6 addresses only inside prefixes of length <= N (default "
+		"128):\n"
+		"              how the lookup's cost grows with the levels it walks\n",
 		prog);
 }
 
@@ -458,11 +465,15 @@ main(int argc, char **argv)
 	}
 	argc -= n;
 	argv += n;
-	static const struct option longopts[] = {
-		{"smoke", no_argument, NULL, 's'},        {"runs", required_argument, NULL, 'r'},
-		{"addrs", required_argument, NULL, 'a'},  {"routes", required_argument, NULL, 'n'},
-		{"only", required_argument, NULL, 'o'},   {"burst", required_argument, NULL, 'b'},
-		{"burst2", required_argument, NULL, 'B'}, {NULL, 0, NULL, 0}};
+	static const struct option longopts[] = {{"smoke", no_argument, NULL, 's'},
+						 {"runs", required_argument, NULL, 'r'},
+						 {"addrs", required_argument, NULL, 'a'},
+						 {"routes", required_argument, NULL, 'n'},
+						 {"only", required_argument, NULL, 'o'},
+						 {"burst", required_argument, NULL, 'b'},
+						 {"burst2", required_argument, NULL, 'B'},
+						 {"max-len6", required_argument, NULL, 'L'},
+						 {NULL, 0, NULL, 0}};
 	int c;
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
@@ -491,13 +502,17 @@ main(int argc, char **argv)
 		case 'B':
 			opt.burst2 = (unsigned int)atoi(optarg);
 			break;
+		case 'L':
+			opt.max_len6 = (unsigned int)atoi(optarg);
+			break;
 		default:
 			usage(argv[0]);
 			return 2;
 		}
 	}
 	if (opt.runs < 1 || opt.runs > MAX_RUNS || opt.burst < 1 || opt.burst > PEER_BURST_MAX ||
-	    opt.burst2 > PEER_BURST_MAX || opt.addrs < opt.burst || opt.addrs < opt.burst2) {
+	    opt.burst2 > PEER_BURST_MAX || opt.addrs < opt.burst || opt.addrs < opt.burst2 ||
+	    opt.max_len6 < 16 || opt.max_len6 > 128) {
 		usage(argv[0]);
 		return 2;
 	}
