@@ -12,38 +12,34 @@
 #include "dp.h"
 #include "dp_stages.h"
 
-/* Frames for us: our MAC, or group addresses (broadcast, multicast).
- * Eight-byte loads (the MAC and the two bytes after it, in the frame and
- * in struct rt_port), compared on the MAC's 48 bits: three instructions
- * where rte_is_same_ether_addr takes seven. */
-static inline bool
-for_us(const struct rt_port *p, const struct rte_ether_hdr *eth)
-{
-	uint64_t a, b;
-	static_assert(offsetof(struct rt_port, mac) + 8 <= sizeof(struct rt_port),
-		      "eight bytes readable at rt_port.mac");
-	memcpy(&a, &eth->dst_addr, 8);
-	memcpy(&b, &p->mac, 8);
-	return ((a ^ b) << 16) == 0 || (a & 1) != 0; /* bit 0: group address */
-}
-
 /* What a received frame is: its length, destination and ethertype
- * decide. VLAN-tagged frames are not configured (F_OTHER). */
-enum frame_kind { F_IPV4, F_IPV6, F_ARP, F_TRUNCATED, F_NOT_FOR_US, F_OTHER };
+ * decide. Frames to group addresses (broadcast, multicast) are kinds of
+ * their own: their packets are never forwarded. VLAN-tagged frames are
+ * not configured (F_OTHER). */
+enum frame_kind {
+	F_IPV4,
+	F_IPV4_GROUP,
+	F_IPV6,
+	F_IPV6_GROUP,
+	F_ARP,
+	F_TRUNCATED,
+	F_NOT_FOR_US,
+	F_OTHER
+};
 
 static inline enum frame_kind
 frame_kind(const struct rt_port *p, const struct rte_mbuf *m, const uint8_t *frame)
 {
-	const struct rte_ether_hdr *eth = (const struct rte_ether_hdr *)frame;
 	if (unlikely(rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN))
 		return F_TRUNCATED;
-	if (unlikely(!for_us(p, eth)))
+	bool group = dp_l2_group(frame);
+	if (!group && !dp_to_port_mac(p, frame))
 		return F_NOT_FOR_US;
-	switch (eth->ether_type) {
+	switch (((const struct rte_ether_hdr *)frame)->ether_type) {
 	case RTE_BE16(RTE_ETHER_TYPE_IPV4):
-		return F_IPV4;
+		return group ? F_IPV4_GROUP : F_IPV4;
 	case RTE_BE16(RTE_ETHER_TYPE_IPV6):
-		return F_IPV6;
+		return group ? F_IPV6_GROUP : F_IPV6;
 	case RTE_BE16(RTE_ETHER_TYPE_ARP):
 		return F_ARP;
 	default:
@@ -51,46 +47,35 @@ frame_kind(const struct rt_port *p, const struct rte_mbuf *m, const uint8_t *fra
 	}
 }
 
-void
-dp_burst(const struct router *r, struct rt_worker *w, uint16_t port, struct rte_mbuf **pkts,
-	 unsigned int n)
+/* What the IPv4 pass did not take (or the whole burst, when it starts
+ * with IPv6): sorted by kind, each kind to its stage. */
+static __rte_noinline void
+dp_sort(const struct router *r, struct rt_worker *w, uint16_t port, struct rte_mbuf **pkts,
+	uint8_t **f, unsigned int n)
 {
-	struct rte_mbuf *v4[RT_BURST], *v6[RT_BURST];
-	uint8_t *f[RT_BURST], *f4[RT_BURST], *f6[RT_BURST];
-	unsigned int n4 = 0, n6 = 0;
+	struct rte_mbuf *v4[RT_BURST], *v4g[RT_BURST], *v6[RT_BURST], *v6g[RT_BURST];
+	uint8_t *f4[RT_BURST], *f4g[RT_BURST], *f6[RT_BURST], *f6g[RT_BURST];
+	unsigned int n4 = 0, n4g = 0, n6 = 0, n6g = 0;
 	const struct rt_port *p = &r->port[port];
 
-	w->st.rx += n;
-	w->st.port_rx[port] += n;
-	w->rx_port = port;
 	for (unsigned int i = 0; i < n; i++) {
-		f[i] = rte_pktmbuf_mtod(pkts[i], uint8_t *);
-		rte_prefetch0(f[i]);
-	}
-	/* The usual burst, every frame IPv4 and for us, goes to the IPv4
-	 * stage as it came: no arrays to fill. */
-	unsigned int i = 0;
-	while (i < n && likely(frame_kind(p, pkts[i], f[i]) == F_IPV4))
-		i++;
-	if (likely(i == n)) {
-		dp4_burst(r, w, port, pkts, f, n);
-		return;
-	}
-	/* Otherwise sort the burst by kind, the first i being IPv4. */
-	for (n4 = 0; n4 < i; n4++) {
-		v4[n4] = pkts[n4];
-		f4[n4] = f[n4];
-	}
-	for (; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		switch (frame_kind(p, m, f[i])) {
 		case F_IPV4:
 			f4[n4] = f[i];
 			v4[n4++] = m;
 			break;
+		case F_IPV4_GROUP:
+			f4g[n4g] = f[i];
+			v4g[n4g++] = m;
+			break;
 		case F_IPV6:
 			f6[n6] = f[i];
 			v6[n6++] = m;
+			break;
+		case F_IPV6_GROUP:
+			f6g[n6g] = f[i];
+			v6g[n6g++] = m;
 			break;
 		case F_ARP:
 			dp_punt(w, m, RT_PUNT_ARP, 0);
@@ -106,8 +91,50 @@ dp_burst(const struct router *r, struct rt_worker *w, uint16_t port, struct rte_
 			break;
 		}
 	}
-	if (n4)
-		dp4_burst(r, w, port, v4, f4, n4);
-	if (n6)
-		dp6_burst(r, w, port, v6, f6, n6);
+	/* The family stages take every F_IPV4 or F_IPV6 frame (their test is
+	 * the same three), so none comes back; were one to, it is dropped,
+	 * not leaked. */
+	unsigned int back = n4 ? dp4_burst(r, w, port, v4, f4, n4, v4, f4) : 0;
+	for (unsigned int i = 0; i < back; i++)
+		dp_drop(w, v4[i], RT_DROP_ETHERTYPE);
+	back = n6 ? dp6_burst(r, w, port, v6, f6, n6, v6, f6) : 0;
+	for (unsigned int i = 0; i < back; i++)
+		dp_drop(w, v6[i], RT_DROP_ETHERTYPE);
+	if (n4g)
+		dp4_burst_l2group(r, w, port, v4g, f4g, n4g);
+	if (n6g)
+		dp6_burst_l2group(r, w, port, v6g, f6g, n6g);
+}
+
+void
+dp_burst(const struct router *r, struct rt_worker *w, uint16_t port, struct rte_mbuf **pkts,
+	 unsigned int n)
+{
+	uint8_t *f[RT_BURST];
+
+	w->st.rx += n;
+	w->st.port_rx[port] += n;
+	w->rx_port = port;
+	if (unlikely(n == 0))
+		return;
+	for (unsigned int i = 0; i < n; i++) {
+		f[i] = rte_pktmbuf_mtod(pkts[i], uint8_t *);
+		rte_prefetch0(f[i]);
+	}
+	/* The usual burst is all one family, sent to the port's own address:
+	 * the first frame's ethertype picks the stage, which checks each
+	 * frame in its validation pass and hands back the others (into pkts
+	 * and f: it reads each entry before it could overwrite it), so the
+	 * common case takes no classifying pass of its own. (The first
+	 * frame's type is only a hint: reading it from a runt frame reads
+	 * the mbuf's own buffer.) */
+	uint16_t type0;
+	memcpy(&type0, f[0] + offsetof(struct rte_ether_hdr, ether_type), sizeof(type0));
+	if (type0 == RTE_BE16(RTE_ETHER_TYPE_IPV6))
+		n = dp6_burst(r, w, port, pkts, f, n, pkts, f);
+	else
+		n = dp4_burst(r, w, port, pkts, f, n, pkts, f);
+	if (likely(n == 0))
+		return;
+	dp_sort(r, w, port, pkts, f, n);
 }

@@ -8,6 +8,7 @@
 #define ROUTER_DP_H
 
 #include <assert.h>
+#include <stddef.h>
 #include <string.h>
 
 #include <rte_byteorder.h>
@@ -33,6 +34,31 @@ dp_be16(rte_be16_t v)
 {
 	static_assert(RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN, "dp_be16 swaps");
 	return __builtin_bswap16(v);
+}
+
+/* Whether a frame is addressed to the port's own MAC. Eight-byte loads
+ * (the MAC and the two bytes after it, in the frame and in struct
+ * rt_port), compared on the MAC's 48 bits: three instructions where
+ * rte_is_same_ether_addr takes seven. */
+static inline bool
+dp_to_port_mac(const struct rt_port *p, const uint8_t *frame)
+{
+	uint64_t a, b;
+	static_assert(offsetof(struct rt_port, mac) + 8 <= sizeof(struct rt_port),
+		      "eight bytes readable at rt_port.mac");
+	memcpy(&a, frame, 8);
+	memcpy(&b, &p->mac, 8);
+	return ((a ^ b) << 16) == 0;
+}
+
+/* Whether a frame went to a link-layer group address (broadcast or
+ * multicast: bit 0 of the first byte). Such frames are received, but a
+ * router does not forward what they carry (Linux's ip_forward and
+ * ip6_forward drop anything not sent to the host's own address). */
+static inline bool
+dp_l2_group(const uint8_t *frame)
+{
+	return (frame[0] & 1) != 0;
 }
 
 static inline void
@@ -159,6 +185,19 @@ dp_forwardable(struct rt_worker *w, struct rte_mbuf *m, const struct nh_dp *d, u
 		dp_punt(w, m, RT_PUNT_NO_ROUTE, 0);
 		return false;
 	}
+}
+
+/* The end of a packet that came in a link-layer group frame, once
+ * routed: delivered locally if its destination is one of ours, else
+ * dropped, without an ICMP error (Linux sends none about such packets
+ * either). */
+static inline void
+dp_l2group_end(struct rt_worker *w, struct rte_mbuf *m, uint32_t nh)
+{
+	if (w->nh[nh].type == NH_T_LOCAL)
+		dp_punt(w, m, RT_PUNT_LOCAL, nh);
+	else
+		dp_drop(w, m, RT_DROP_L2_GROUP);
 }
 
 /*

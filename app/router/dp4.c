@@ -3,6 +3,7 @@
  * The IPv4 stage of the worker: validate, look up the burst, act on the
  * nexthop. Called with the IPv4 packets of one received burst.
  */
+#include <stddef.h>
 #include <string.h>
 
 #include <rte_ip.h>
@@ -225,31 +226,55 @@ act4(const struct router *r, struct rt_worker *w, struct rte_mbuf *m, struct rte
 	return dp_send(w, (uint8_t *)ip - RTE_ETHER_HDR_LEN, hdr, d->port, nh);
 }
 
-void
-dp4_burst(const struct router *r, struct rt_worker *w, uint16_t port, struct rte_mbuf **pkts,
-	  uint8_t **frames, unsigned int n)
+/* Whether dp4_burst keeps a frame: long enough for its Ethernet header,
+ * sent to the port's own address, IPv4 (frame_kind's F_IPV4, in one
+ * branch). */
+static inline bool
+frame4_ours(const struct rt_port *p, const struct rte_mbuf *m, const uint8_t *frame)
 {
+	uint16_t type;
+	memcpy(&type, frame + offsetof(struct rte_ether_hdr, ether_type), sizeof(type));
+	return (rte_pktmbuf_data_len(m) >= RTE_ETHER_HDR_LEN) & dp_to_port_mac(p, frame) &
+	       (type == RTE_BE16(RTE_ETHER_TYPE_IPV4));
+}
+
+/* Both entry points, specialised by the constant l2group: validate (and,
+ * for unclassified frames, check the frame in the same pass), look up
+ * the burst, act on each answer. */
+static __rte_always_inline unsigned int
+dp4_run(const struct router *r, struct rt_worker *w, uint16_t port, struct rte_mbuf **pkts,
+	uint8_t **frames, unsigned int n, struct rte_mbuf **rest, uint8_t **rest_frames,
+	bool l2group)
+{
+	const struct rt_port *p = &r->port[port];
 	struct rte_ipv4_hdr *ip[RT_BURST];
 	struct rte_mbuf *ok[RT_BURST];
 	uint32_t dst[RT_BURST], nh[RT_BURST];
-	unsigned int k = 0;
+	unsigned int k = 0, back = 0;
 
 	/* Step 1: validate; keep the good ones and their destinations. */
 	for (unsigned int i = 0; i < n; i++) {
-		struct rte_ipv4_hdr *h = validate4(w, pkts[i], frames[i]);
+		struct rte_mbuf *m = pkts[i];
+		uint8_t *eth = frames[i];
+		if (!l2group && unlikely(!frame4_ours(p, m, eth))) {
+			rest[back] = m; /* back <= i: entry i was read */
+			rest_frames[back++] = eth;
+			continue;
+		}
+		struct rte_ipv4_hdr *h = validate4(w, m, eth);
 		if (h == NULL)
 			continue;
 		uint32_t d = rte_be_to_cpu_32(h->dst_addr);
 		uint8_t s0 = *(const uint8_t *)&h->src_addr; /* first octet */
 		if (unlikely((addr4_class[s0] | addr4_class[d >> 24]) != 0) &&
-		    special4(w, pkts[i], rte_be_to_cpu_32(h->src_addr), d))
+		    special4(w, m, rte_be_to_cpu_32(h->src_addr), d))
 			continue;
-		ok[k] = pkts[i];
+		ok[k] = m;
 		ip[k] = h;
 		dst[k++] = d;
 	}
 	if (k == 0)
-		return;
+		return back;
 	/* Step 2: one lookup for the burst; the rules layer only when
 	 * custom rules exist (one test per burst otherwise). */
 	fib_lookup4_bulk(r->main, dst, nh, k);
@@ -257,15 +282,35 @@ dp4_burst(const struct router *r, struct rt_worker *w, uint16_t port, struct rte
 		for (unsigned int i = 0; i < k; i++)
 			nh[i] = fib_rule_route4(r->fib, rte_be_to_cpu_32(ip[i]->src_addr), dst[i],
 						port, ip[i]->type_of_service >> 2, nh[i]);
+	if (l2group) {
+		for (unsigned int i = 0; i < k; i++)
+			dp_l2group_end(w, ok[i], nh[i]);
+		return 0;
+	}
 	/* Step 3: act on each answer. */
 	struct dp_out out;
 	unsigned int sent = 0;
 	for (unsigned int i = 0; i < k; i++) {
-		int p = act4(r, w, ok[i], ip[i], nh[i]);
-		if (p >= 0) {
+		int q = act4(r, w, ok[i], ip[i], nh[i]);
+		if (q >= 0) {
 			out.m[sent] = ok[i];
-			out.port[sent++] = (uint16_t)p;
+			out.port[sent++] = (uint16_t)q;
 		}
 	}
 	dp_out_flush(w, &out, sent);
+	return back;
+}
+
+unsigned int
+dp4_burst(const struct router *r, struct rt_worker *w, uint16_t port, struct rte_mbuf **pkts,
+	  uint8_t **frames, unsigned int n, struct rte_mbuf **rest, uint8_t **rest_frames)
+{
+	return dp4_run(r, w, port, pkts, frames, n, rest, rest_frames, false);
+}
+
+void
+dp4_burst_l2group(const struct router *r, struct rt_worker *w, uint16_t port,
+		  struct rte_mbuf **pkts, uint8_t **frames, unsigned int n)
+{
+	(void)dp4_run(r, w, port, pkts, frames, n, NULL, NULL, true);
 }

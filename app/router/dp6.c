@@ -4,6 +4,8 @@
  * act on the nexthop. Routers never fragment IPv6: too big is an ICMPv6
  * packet-too-big (RFC 8201), from the control core.
  */
+#include <stddef.h>
+
 #include <rte_ip.h>
 
 #include "dp.h"
@@ -159,31 +161,51 @@ act6(const struct router *r, struct rt_worker *w, struct rte_mbuf *m, struct rte
 	return dp_send(w, (uint8_t *)ip - RTE_ETHER_HDR_LEN, hdr, d->port, nh);
 }
 
-void
-dp6_burst(const struct router *r, struct rt_worker *w, uint16_t port, struct rte_mbuf **pkts,
-	  uint8_t **frames, unsigned int n)
+/* Whether dp6_burst keeps a frame: as frame4_ours, for IPv6. */
+static inline bool
+frame6_ours(const struct rt_port *p, const struct rte_mbuf *m, const uint8_t *frame)
 {
+	uint16_t type;
+	memcpy(&type, frame + offsetof(struct rte_ether_hdr, ether_type), sizeof(type));
+	return (rte_pktmbuf_data_len(m) >= RTE_ETHER_HDR_LEN) & dp_to_port_mac(p, frame) &
+	       (type == RTE_BE16(RTE_ETHER_TYPE_IPV6));
+}
+
+/* As dp4_run. */
+static __rte_always_inline unsigned int
+dp6_run(const struct router *r, struct rt_worker *w, uint16_t port, struct rte_mbuf **pkts,
+	uint8_t **frames, unsigned int n, struct rte_mbuf **rest, uint8_t **rest_frames,
+	bool l2group)
+{
+	const struct rt_port *p = &r->port[port];
 	struct rte_ipv6_hdr *ip[RT_BURST];
 	struct rte_mbuf *ok[RT_BURST];
 	const uint8_t *dst[RT_BURST];
 	uint32_t nh[RT_BURST];
-	unsigned int k = 0;
+	unsigned int k = 0, back = 0;
 
 	/* Step 1: validate; keep the good ones and their destinations. */
 	for (unsigned int i = 0; i < n; i++) {
-		struct rte_ipv6_hdr *h = validate6(w, pkts[i], frames[i]);
+		struct rte_mbuf *m = pkts[i];
+		uint8_t *eth = frames[i];
+		if (!l2group && unlikely(!frame6_ours(p, m, eth))) {
+			rest[back] = m; /* back <= i: entry i was read */
+			rest_frames[back++] = eth;
+			continue;
+		}
+		struct rte_ipv6_hdr *h = validate6(w, m, eth);
 		if (h == NULL)
 			continue;
 		if (unlikely(((addr6_first[h->src_addr[0]] & A6_SRC) |
 			      (addr6_first[h->dst_addr[0]] & A6_DST)) != 0) &&
-		    special6(w, pkts[i], h))
+		    special6(w, m, h))
 			continue;
-		ok[k] = pkts[i];
+		ok[k] = m;
 		ip[k] = h;
 		dst[k++] = h->dst_addr;
 	}
 	if (k == 0)
-		return;
+		return back;
 	/* Step 2: one lookup for the burst, rules only when they exist. */
 	fib_lookup6_bulk(r->main, dst, nh, k);
 	if (unlikely(fib_rules_active(r->fib, FIB_AF_INET6)))
@@ -191,15 +213,35 @@ dp6_burst(const struct router *r, struct rt_worker *w, uint16_t port, struct rte
 			nh[i] = fib_rule_route6(
 				r->fib, ip[i]->src_addr, dst[i], port,
 				(uint8_t)((rte_be_to_cpu_32(ip[i]->vtc_flow) >> 22) & 0x3f), nh[i]);
+	if (l2group) {
+		for (unsigned int i = 0; i < k; i++)
+			dp_l2group_end(w, ok[i], nh[i]);
+		return 0;
+	}
 	/* Step 3: act. */
 	struct dp_out out;
 	unsigned int sent = 0;
 	for (unsigned int i = 0; i < k; i++) {
-		int p = act6(r, w, ok[i], ip[i], nh[i]);
-		if (p >= 0) {
+		int q = act6(r, w, ok[i], ip[i], nh[i]);
+		if (q >= 0) {
 			out.m[sent] = ok[i];
-			out.port[sent++] = (uint16_t)p;
+			out.port[sent++] = (uint16_t)q;
 		}
 	}
 	dp_out_flush(w, &out, sent);
+	return back;
+}
+
+unsigned int
+dp6_burst(const struct router *r, struct rt_worker *w, uint16_t port, struct rte_mbuf **pkts,
+	  uint8_t **frames, unsigned int n, struct rte_mbuf **rest, uint8_t **rest_frames)
+{
+	return dp6_run(r, w, port, pkts, frames, n, rest, rest_frames, false);
+}
+
+void
+dp6_burst_l2group(const struct router *r, struct rt_worker *w, uint16_t port,
+		  struct rte_mbuf **pkts, uint8_t **frames, unsigned int n)
+{
+	(void)dp6_run(r, w, port, pkts, frames, n, NULL, NULL, true);
 }

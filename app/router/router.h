@@ -40,7 +40,8 @@
 	X(TOO_BIG, "too_big_not_fragmented")                                                       \
 	X(EXC_FULL, "exception_ring_full")                                                         \
 	X(TX_FULL, "tx_full")                                                                      \
-	X(PORT_DOWN, "port_down")
+	X(PORT_DOWN, "port_down")                                                                  \
+	X(L2_GROUP, "link_layer_group")
 
 /* Why a worker handed a packet to the control core. */
 #define RT_PUNT_REASONS(X)                                                                         \

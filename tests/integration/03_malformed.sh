@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Malformed packets from a host: bad checksum, short IHL, a total length
-# past the frame, TTL 0, a truncated header, a bad IPv6 payload length.
+# past the frame, TTL 0, a truncated header, a bad IPv6 payload length;
+# unicast packets in link-layer group frames.
 # Each is dropped (or, for TTL 0, answered with time exceeded) and
 # counted by reason, and good traffic keeps flowing.
 . "$(dirname "$0")/lib.sh"
@@ -25,5 +26,19 @@ before=$(stat total forwarded)
 send good 20
 sleep 0.5
 check "good packets still forwarded" test "$(($(stat total forwarded) - before))" -ge 20
+# Unicast packets in link-layer broadcast or multicast frames are not
+# forwarded (as Linux's ip_forward); one to the router itself is
+# delivered.
+send_to() { ns_exec h1 python3 "$ROOT/tests/integration/send_frames.py" h1-r "$@"; }
+before=$(stat total forwarded)
+local_before=$(stat punt local)
+send_to ff:ff:ff:ff:ff:ff good 5
+send_to 33:33:00:00:00:02 good6 5
+send_to ff:ff:ff:ff:ff:ff local4 3
+sleep 0.5
+check "unicast in group frames, both families: 10 dropped" test "$(stat drop link_layer_group)" -eq 10
+check "none of them forwarded" test "$(stat total forwarded)" -eq "$before"
+check "to the router in a broadcast frame: delivered" \
+	test "$(($(stat punt local) - local_before))" -ge 3
 check "forwarding after" ns_exec h1 ping -c 2 -i 0.2 -W 2 198.51.100.2
 done_tests

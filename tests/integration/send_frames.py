@@ -2,7 +2,8 @@
 """Send crafted Ethernet frames out of an interface (for 03_malformed.sh).
 
 usage: send_frames.py IFACE DST_MAC KIND [COUNT]
-KIND: bad_checksum short_ihl long_total ttl0 truncated bad_ip6_plen good
+KIND: bad_checksum short_ihl long_total ttl0 truncated bad_ip6_plen good good6
+      local4 (a UDP packet to the router's own address on port0)
 """
 import socket
 import struct
@@ -57,6 +58,12 @@ def main():
         frame = eth6 + struct.pack("!IHBB", 6 << 28, 500, 17, 64) + src6 + dst6 + udp()
     elif kind == "good":
         frame = eth4 + ip4(a, b, udp())
+    elif kind == "good6":
+        src6 = socket.inet_pton(socket.AF_INET6, "2001:db8:1::2")
+        dst6 = socket.inet_pton(socket.AF_INET6, "2001:db8:2::2")
+        frame = eth6 + struct.pack("!IHBB", 6 << 28, len(udp()), 17, 64) + src6 + dst6 + udp()
+    elif kind == "local4":
+        frame = eth4 + ip4(a, "192.0.2.1", udp())
     else:
         sys.exit("unknown kind " + kind)
     for _ in range(count):
