@@ -278,10 +278,15 @@ dp4_run(const struct router *r, struct rt_worker *w, uint16_t port, struct rte_m
 	/* Step 2: one lookup for the burst; the rules layer only when
 	 * custom rules exist (one test per burst otherwise). */
 	fib_lookup4_bulk(r->main, dst, nh, k);
-	if (unlikely(fib_rules_active(r->fib, FIB_AF_INET)))
-		for (unsigned int i = 0; i < k; i++)
-			nh[i] = fib_rule_route4(r->fib, rte_be_to_cpu_32(ip[i]->src_addr), dst[i],
-						port, ip[i]->type_of_service >> 2, nh[i]);
+	if (unlikely(fib_rules_active(r->fib, FIB_AF_INET))) {
+		uint32_t src[RT_BURST];
+		uint8_t dscp[RT_BURST];
+		for (unsigned int i = 0; i < k; i++) {
+			src[i] = rte_be_to_cpu_32(ip[i]->src_addr);
+			dscp[i] = ip[i]->type_of_service >> 2;
+		}
+		fib_rule_route4_bulk(r->fib, src, dst, dscp, port, nh, k);
+	}
 	if (l2group) {
 		for (unsigned int i = 0; i < k; i++)
 			dp_l2group_end(w, ok[i], nh[i]);

@@ -208,11 +208,16 @@ dp6_run(const struct router *r, struct rt_worker *w, uint16_t port, struct rte_m
 		return back;
 	/* Step 2: one lookup for the burst, rules only when they exist. */
 	fib_lookup6_bulk(r->main, dst, nh, k);
-	if (unlikely(fib_rules_active(r->fib, FIB_AF_INET6)))
-		for (unsigned int i = 0; i < k; i++)
-			nh[i] = fib_rule_route6(
-				r->fib, ip[i]->src_addr, dst[i], port,
-				(uint8_t)((rte_be_to_cpu_32(ip[i]->vtc_flow) >> 22) & 0x3f), nh[i]);
+	if (unlikely(fib_rules_active(r->fib, FIB_AF_INET6))) {
+		const uint8_t *src[RT_BURST];
+		uint8_t dscp[RT_BURST];
+		for (unsigned int i = 0; i < k; i++) {
+			src[i] = ip[i]->src_addr;
+			/* The traffic class is bits 4-11 of the first word; DSCP its top six. */
+			dscp[i] = (uint8_t)((rte_be_to_cpu_32(ip[i]->vtc_flow) >> 22) & 0x3f);
+		}
+		fib_rule_route6_bulk(r->fib, src, dst, dscp, port, nh, k);
+	}
 	if (l2group) {
 		for (unsigned int i = 0; i < k; i++)
 			dp_l2group_end(w, ok[i], nh[i]);

@@ -233,5 +233,15 @@ uint32_t fib_rule_route4(const struct fib *fib, uint32_t src, uint32_t dst, uint
 			 uint8_t dscp, uint32_t main_nh);
 uint32_t fib_rule_route6(const struct fib *fib, const uint8_t src[16], const uint8_t dst[16],
 			 uint16_t iif, uint8_t dscp, uint32_t main_nh);
+/**
+ * Reader: the same for a burst received on one port (call only when
+ * fib_rules_active()): nh[i] holds the main table's answer for dst[i] on
+ * entry, the rules' answer on return. One load of the rule set a burst.
+ */
+void fib_rule_route4_bulk(const struct fib *fib, const uint32_t *src, const uint32_t *dst,
+			  const uint8_t *dscp, uint16_t iif, uint32_t *nh, unsigned int n);
+void fib_rule_route6_bulk(const struct fib *fib, const uint8_t *const *src,
+			  const uint8_t *const *dst, const uint8_t *dscp, uint16_t iif,
+			  uint32_t *nh, unsigned int n);
 
 #endif /* ROUTER_FIB_H */

@@ -19,22 +19,39 @@ struct table_set {
 	} e[];
 };
 
-/* A rule as readers evaluate it. 64 bytes of selectors first: one line. */
-struct rule_rt {
-	fib_key_t src, src_mask;
-	fib_key_t dst, dst_mask;
+/* A rule's input-port and DSCP selectors and its action. The selectors
+ * are one 32-bit word (port << 8 | DSCP) and a mask, zero where a
+ * selector is "any", so that a rule matches when three masked compares
+ * (source, destination, this word) all give zero: one branch a rule. */
+struct rule_act {
 	const struct fib_table *table; /* FIB_RULE_TABLE */
 	uint32_t result;               /* other actions: the type's nexthop */
-	uint16_t iif;
-	uint8_t dscp;
+	uint32_t meta, meta_mask;
 	uint8_t action;
 };
 
+/* An IPv4 rule as readers evaluate it: 32-bit selectors, 40 bytes (the
+ * 128-bit keys of IPv6 rules made IPv4 rules twice as large). */
+struct rule_rt4 {
+	uint32_t src, src_mask, dst, dst_mask;
+	struct rule_act a;
+};
+
+/* An IPv6 rule: 64 bytes of selectors, one line, then the action. */
+struct rule_rt6 {
+	fib_key_t src, src_mask;
+	fib_key_t dst, dst_mask;
+	struct rule_act a;
+};
+
 /* The custom rules of one family plus the implicit main rule, in
- * evaluation order. Immutable once published. */
+ * evaluation order, in the one block that holds this header: r4 for an
+ * IPv4 set, r6 for an IPv6 one. Immutable once published. */
 struct rule_set {
 	uint32_t n;
-	struct rule_rt r[];
+	uint32_t main_at; /* the implicit main rule's index: it matches every packet */
+	const struct rule_rt4 *r4;
+	const struct rule_rt6 *r6;
 };
 
 struct rule_list {

@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_branch_prediction.h>
+#include <rte_common.h>
+
 #include "fib_priv.h"
 #include "table.h"
 
@@ -50,16 +53,20 @@ main_rule(uint8_t af)
 				 .table = FIB_TABLE_MAIN};
 }
 
+/* A packet's input port and DSCP as rule_act matches them. */
+static inline uint32_t
+rule_meta(uint16_t iif, uint8_t dscp)
+{
+	return (uint32_t)iif << 8 | dscp;
+}
+
 static int
-compile(struct fib *fib, const struct fib_rule *in, struct rule_rt *out)
+compile_act(struct fib *fib, const struct fib_rule *in, struct rule_act *out)
 {
 	memset(out, 0, sizeof(*out));
-	out->src_mask = ~key_host_mask(in->src.len);
-	out->src = addr_key(&in->src) & out->src_mask;
-	out->dst_mask = ~key_host_mask(in->dst.len);
-	out->dst = addr_key(&in->dst) & out->dst_mask;
-	out->iif = in->iif;
-	out->dscp = in->dscp;
+	out->meta_mask =
+		(in->iif != FIB_IIF_ANY ? 0xffff00u : 0) | (in->dscp != FIB_DSCP_ANY ? 0xffu : 0);
+	out->meta = rule_meta(in->iif, in->dscp) & out->meta_mask;
 	out->action = in->action;
 	switch (in->action) {
 	case FIB_RULE_TABLE:
@@ -78,15 +85,46 @@ compile(struct fib *fib, const struct fib_rule *in, struct rule_rt *out)
 	}
 }
 
-/* The i-th of the n + 1 rules of a family in evaluation order: the custom
- * rules with the implicit main rule merged in before any custom rule of
- * its priority (it is the oldest). */
-static const struct fib_rule *
-ordered(const struct rule_list *l, const struct fib_rule *main, uint32_t i)
+static uint32_t
+mask4(uint8_t len)
+{
+	return len ? ~0u << (32 - len) : 0;
+}
+
+static void
+compile4(const struct fib_rule *in, struct rule_rt4 *out)
+{
+	out->src_mask = mask4(in->src.len);
+	out->src = in->src.addr.v4 & out->src_mask;
+	out->dst_mask = mask4(in->dst.len);
+	out->dst = in->dst.addr.v4 & out->dst_mask;
+}
+
+static void
+compile6(const struct fib_rule *in, struct rule_rt6 *out)
+{
+	out->src_mask = ~key_host_mask(in->src.len);
+	out->src = addr_key(&in->src) & out->src_mask;
+	out->dst_mask = ~key_host_mask(in->dst.len);
+	out->dst = addr_key(&in->dst) & out->dst_mask;
+}
+
+/* Where the implicit main rule stands among a family's n + 1 rules: before
+ * any custom rule of its priority (it is the oldest). */
+static uint32_t
+main_index(const struct rule_list *l, const struct fib_rule *main)
 {
 	uint32_t before = 0;
 	while (before < l->n && l->r[before].priority < main->priority)
 		before++;
+	return before;
+}
+
+/* The i-th of the n + 1 rules of a family in evaluation order. */
+static const struct fib_rule *
+ordered(const struct rule_list *l, const struct fib_rule *main, uint32_t i)
+{
+	uint32_t before = main_index(l, main);
 	if (i < before)
 		return &l->r[i];
 	return i == before ? main : &l->r[i - 1];
@@ -100,17 +138,27 @@ publish(struct fib *fib, unsigned int f, uint8_t af)
 	struct fib_rule m = main_rule(af);
 	struct rule_set *s = NULL;
 	if (l->n > 0) {
-		size_t sz = sizeof(*s) + sizeof(s->r[0]) * (l->n + 1);
+		/* The rules start on the line after the header. */
+		size_t each = af == FIB_AF_INET ? sizeof(struct rule_rt4) : sizeof(struct rule_rt6);
+		size_t sz = 64 + each * (l->n + 1);
 		s = aligned_alloc(64, (sz + 63) & ~(size_t)63);
 		if (s == NULL)
 			return -ENOMEM;
-		s->n = l->n + 1;
+		struct rule_rt4 *r4 = af == FIB_AF_INET ? (void *)((char *)s + 64) : NULL;
+		struct rule_rt6 *r6 = af == FIB_AF_INET ? NULL : (void *)((char *)s + 64);
+		*s = (struct rule_set){
+			.n = l->n + 1, .main_at = main_index(l, &m), .r4 = r4, .r6 = r6};
 		for (uint32_t i = 0; i < s->n; i++) {
-			int rc = compile(fib, ordered(l, &m, i), &s->r[i]);
+			const struct fib_rule *in = ordered(l, &m, i);
+			int rc = compile_act(fib, in, r4 ? &r4[i].a : &r6[i].a);
 			if (rc < 0) {
 				free(s);
 				return rc;
 			}
+			if (r4)
+				compile4(in, &r4[i]);
+			else
+				compile6(in, &r6[i]);
 		}
 	}
 	if (defer_reserve(&fib->defer, 1) < 0) {
@@ -238,65 +286,163 @@ fib_rules_active(const struct fib *fib, uint8_t family)
 	return __atomic_load_n(&fib->rules[family_index(family)], __ATOMIC_RELAXED) != NULL;
 }
 
-/* The first rule matching the packet, from index i on; n when none. */
-static uint32_t
-next_match(const struct rule_set *s, uint32_t i, fib_key_t src, fib_key_t dst, uint16_t iif,
-	   uint8_t dscp)
+/* What the readers of one family's rules keep in registers for a burst:
+ * loaded once, after the acquire load of the set. */
+struct rule_walk {
+	const struct rule_rt4 *r4;
+	const struct rule_rt6 *r6;
+	uint32_t n, main_at;
+	uint32_t local_nh;
+	const struct fib_table *main;
+};
+
+/* Acquire: the set's contents were written before its pointer. @return
+ * false when the family has no custom rule. */
+static inline bool
+walk_start(const struct fib *fib, uint8_t af, struct rule_walk *w)
 {
-	for (; i < s->n; i++) {
-		const struct rule_rt *r = &s->r[i];
-		if ((src & r->src_mask) == r->src && (dst & r->dst_mask) == r->dst &&
-		    (r->iif == FIB_IIF_ANY || r->iif == iif) &&
-		    (r->dscp == FIB_DSCP_ANY || r->dscp == dscp))
+	const struct rule_set *s = __atomic_load_n(&fib->rules[family_index(af)], __ATOMIC_ACQUIRE);
+	if (s == NULL)
+		return false;
+	*w = (struct rule_walk){s->r4, s->r6, s->n, s->main_at, fib->local_nh, fib->main};
+	return true;
+}
+
+/* The first rule in [i, end) whose selectors all match (one branch a
+ * rule), or end. */
+static inline uint32_t
+match4(const struct rule_walk *w, uint32_t i, uint32_t end, uint32_t src, uint32_t dst,
+       uint32_t meta)
+{
+	for (; i < end; i++) {
+		const struct rule_rt4 *r = &w->r4[i];
+		if ((((src & r->src_mask) ^ r->src) | ((dst & r->dst_mask) ^ r->dst) |
+		     ((meta & r->a.meta_mask) ^ r->a.meta)) == 0)
 			break;
 	}
 	return i;
 }
 
+static inline uint32_t
+match6(const struct rule_walk *w, uint32_t i, uint32_t end, fib_key_t src, fib_key_t dst,
+       uint32_t meta)
+{
+	for (; i < end; i++) {
+		const struct rule_rt6 *r = &w->r6[i];
+		if ((src & r->src_mask) == r->src && (dst & r->dst_mask) == r->dst &&
+		    ((meta & r->a.meta_mask) ^ r->a.meta) == 0)
+			break;
+	}
+	return i;
+}
+
+/* A matching rule's answer, when it needs no table lookup: its type's
+ * nexthop, or main_nh for the main table (looked up already) when that
+ * has a route. Otherwise FIB_NH_NONE: the caller walks on (rules_on). */
+static inline uint32_t
+quick_answer(const struct rule_walk *w, const struct rule_act *a, uint32_t main_nh)
+{
+	if (a->action != FIB_RULE_TABLE)
+		return a->result;
+	return a->table == w->main ? main_nh : FIB_NH_NONE;
+}
+
+/*
+ * The rest of the walk from matching rule i (n: none matched), with
+ * the lookups of other tables and the fall-through of a table without a
+ * route. Out of line: the usual packet stops at its first match, and a
+ * call inside the per-packet loop would have it save and restore its
+ * registers around every packet. dst6 is NULL for IPv4.
+ */
+static __rte_noinline uint32_t
+rules_on(const struct rule_walk *w, uint32_t i, uint32_t src4, uint32_t dst4, const uint8_t *dst6,
+	 fib_key_t ks, fib_key_t kd, uint32_t meta, uint32_t main_nh)
+{
+	while (i < w->n) {
+		const struct rule_act *a = dst6 ? &w->r6[i].a : &w->r4[i].a;
+		uint32_t nh = quick_answer(w, a, main_nh);
+		if (nh == FIB_NH_NONE && a->action == FIB_RULE_TABLE && a->table != w->main)
+			nh = dst6 ? fib_lookup6(a->table, dst6) : fib_lookup4(a->table, dst4);
+		if (nh != FIB_NH_NONE)
+			return nh;
+		i = dst6 ? match6(w, i + 1, w->n, ks, kd, meta)
+			 : match4(w, i + 1, w->n, src4, dst4, meta);
+	}
+	return FIB_NH_NONE;
+}
+
 /*
  * The rules of one family, for a packet whose main-table answer is
  * main_nh: the first matching rule decides, a table rule whose table has
- * no route falls through. IPv4 addresses come in src4 and dst4, IPv6 ones
- * in src6 and dst6 (NULL for IPv4). The keys are built only when a rule
- * set is there to match them.
+ * no route falls through. Local delivery comes first, as Linux's rule 0
+ * "lookup local".
  */
 static inline uint32_t
-rule_route(const struct fib *fib, uint32_t src4, uint32_t dst4, const uint8_t *src6,
-	   const uint8_t *dst6, uint16_t iif, uint8_t dscp, uint32_t main_nh)
+route4(const struct rule_walk *w, uint32_t src, uint32_t dst, uint32_t meta, uint32_t main_nh)
 {
-	/* Local delivery first, as Linux's rule 0 "lookup local". */
-	if (main_nh == fib->local_nh)
+	if (main_nh == w->local_nh)
 		return main_nh;
-	/* Acquire: the set's contents were written before its pointer. */
-	const struct rule_set *s = __atomic_load_n(&fib->rules[dst6 != NULL], __ATOMIC_ACQUIRE);
-	if (s == NULL)
+	/* The rules before main; main itself, which matches every packet,
+	 * is not compared. */
+	uint32_t i = match4(w, 0, w->main_at, src, dst, meta);
+	uint32_t nh = quick_answer(w, &w->r4[i].a, main_nh);
+	if (likely(nh != FIB_NH_NONE))
+		return nh;
+	return rules_on(w, i, src, dst, NULL, 0, 0, meta, main_nh);
+}
+
+static inline uint32_t
+route6(const struct rule_walk *w, const uint8_t *src, const uint8_t *dst, uint32_t meta,
+       uint32_t main_nh)
+{
+	if (main_nh == w->local_nh)
 		return main_nh;
-	fib_key_t ks = dst6 ? key_from_v6(src6) : key_from_v4(src4);
-	fib_key_t kd = dst6 ? key_from_v6(dst6) : key_from_v4(dst4);
-	for (uint32_t i = next_match(s, 0, ks, kd, iif, dscp); i < s->n;
-	     i = next_match(s, i + 1, ks, kd, iif, dscp)) {
-		const struct rule_rt *r = &s->r[i];
-		if (r->action != FIB_RULE_TABLE)
-			return r->result;
-		uint32_t nh = r->table == fib->main ? main_nh
-			      : dst6 == NULL        ? fib_lookup4(r->table, dst4)
-						    : fib_lookup6(r->table, dst6);
-		if (nh != FIB_NH_NONE)
-			return nh;
-	}
-	return FIB_NH_NONE;
+	fib_key_t ks = key_from_v6(src), kd = key_from_v6(dst);
+	uint32_t i = match6(w, 0, w->main_at, ks, kd, meta);
+	uint32_t nh = quick_answer(w, &w->r6[i].a, main_nh);
+	if (likely(nh != FIB_NH_NONE))
+		return nh;
+	return rules_on(w, i, 0, 0, dst, ks, kd, meta, main_nh);
 }
 
 uint32_t
 fib_rule_route4(const struct fib *fib, uint32_t src, uint32_t dst, uint16_t iif, uint8_t dscp,
 		uint32_t main_nh)
 {
-	return rule_route(fib, src, dst, NULL, NULL, iif, dscp, main_nh);
+	struct rule_walk w;
+	if (!walk_start(fib, FIB_AF_INET, &w))
+		return main_nh;
+	return route4(&w, src, dst, rule_meta(iif, dscp), main_nh);
 }
 
 uint32_t
 fib_rule_route6(const struct fib *fib, const uint8_t src[16], const uint8_t dst[16], uint16_t iif,
 		uint8_t dscp, uint32_t main_nh)
 {
-	return rule_route(fib, 0, 0, src, dst, iif, dscp, main_nh);
+	struct rule_walk w;
+	if (!walk_start(fib, FIB_AF_INET6, &w))
+		return main_nh;
+	return route6(&w, src, dst, rule_meta(iif, dscp), main_nh);
+}
+
+void
+fib_rule_route4_bulk(const struct fib *fib, const uint32_t *src, const uint32_t *dst,
+		     const uint8_t *dscp, uint16_t iif, uint32_t *nh, unsigned int n)
+{
+	struct rule_walk w;
+	if (!walk_start(fib, FIB_AF_INET, &w))
+		return;
+	for (unsigned int i = 0; i < n; i++)
+		nh[i] = route4(&w, src[i], dst[i], rule_meta(iif, dscp[i]), nh[i]);
+}
+
+void
+fib_rule_route6_bulk(const struct fib *fib, const uint8_t *const *src, const uint8_t *const *dst,
+		     const uint8_t *dscp, uint16_t iif, uint32_t *nh, unsigned int n)
+{
+	struct rule_walk w;
+	if (!walk_start(fib, FIB_AF_INET6, &w))
+		return;
+	for (unsigned int i = 0; i < n; i++)
+		nh[i] = route6(&w, src[i], dst[i], rule_meta(iif, dscp[i]), nh[i]);
 }

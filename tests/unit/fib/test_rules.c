@@ -31,15 +31,19 @@ addr4(const char *a)
 	return P(b).addr.v4;
 }
 
-/* Route a packet as the datapath does: main lookup, then the rules. */
+/* Route a packet as the datapath does: main lookup, then the rules, as a
+ * burst of one; the one-packet call (routerctl route get) must agree. */
 static uint32_t
 route4(const struct fib *f, const char *src, const char *dst, uint16_t iif, uint8_t dscp)
 {
-	uint32_t d = addr4(dst);
-	uint32_t main_nh = fib_lookup4(fib_table_lookup(f, FIB_TABLE_MAIN), d);
+	uint32_t d = addr4(dst), s = addr4(src);
+	uint32_t nh = fib_lookup4(fib_table_lookup(f, FIB_TABLE_MAIN), d);
 	if (!fib_rules_active(f, FIB_AF_INET))
-		return main_nh;
-	return fib_rule_route4(f, addr4(src), d, iif, dscp, main_nh);
+		return nh;
+	uint32_t one = fib_rule_route4(f, s, d, iif, dscp, nh);
+	fib_rule_route4_bulk(f, &s, &d, &dscp, iif, &nh, 1);
+	assert_int_equal(nh, one);
+	return nh;
 }
 
 #define NH_RULE_UNREACHABLE 32765u
@@ -124,6 +128,48 @@ test_actions_and_selectors(void **state)
 	assert_int_equal(fib_rule_add(f, &bad), -EINVAL);
 }
 
+/* Selector edges: /32, /31, /1 and /0, on the first and last addresses
+ * inside and the first outside; and a whole burst at once. */
+static void
+test_prefix_edges(void **state)
+{
+	struct fib *f = *state;
+	struct fib_rule r = rule4(10, "10.0.0.1/32", NULL, FIB_RULE_BLACKHOLE, 0);
+	assert_int_equal(fib_rule_add(f, &r), 0);
+	r = rule4(20, NULL, "198.51.100.2/31", FIB_RULE_PROHIBIT, 0);
+	assert_int_equal(fib_rule_add(f, &r), 0);
+	r = rule4(30, "128.0.0.0/1", "198.51.100.0/24", FIB_RULE_UNREACHABLE, 0);
+	assert_int_equal(fib_rule_add(f, &r), 0);
+	assert_int_equal(route4(f, "10.0.0.1", "192.0.2.5", 0, 0), NH_BLACKHOLE);
+	assert_int_equal(route4(f, "10.0.0.0", "192.0.2.5", 0, 0), 10);
+	assert_int_equal(route4(f, "10.0.0.2", "192.0.2.5", 0, 0), 10);
+	assert_int_equal(route4(f, "1.1.1.1", "198.51.100.2", 0, 0), NH_PROHIBIT);
+	assert_int_equal(route4(f, "1.1.1.1", "198.51.100.3", 0, 0), NH_PROHIBIT);
+	assert_int_equal(route4(f, "1.1.1.1", "198.51.100.1", 0, 0), 11);
+	assert_int_equal(route4(f, "1.1.1.1", "198.51.100.4", 0, 0), 11);
+	assert_int_equal(route4(f, "128.0.0.0", "198.51.100.9", 0, 0), NH_RULE_UNREACHABLE);
+	assert_int_equal(route4(f, "255.255.255.255", "198.51.100.9", 0, 0), NH_RULE_UNREACHABLE);
+	assert_int_equal(route4(f, "127.255.255.255", "198.51.100.9", 0, 0), 11);
+	/* Local delivery comes before every rule. */
+	assert_int_equal(route4(f, "10.0.0.1", "192.0.2.1", 0, 0), NH_LOCAL);
+
+	/* A burst of 64 mixed packets: each as it would be alone. */
+	static const char *const srcs[] = {"10.0.0.1", "10.0.0.2", "200.1.1.1", "1.1.1.1"};
+	static const char *const dsts[] = {"192.0.2.5", "198.51.100.2", "198.51.100.9",
+					   "192.0.2.1"};
+	uint32_t s[64], d[64], nh[64];
+	uint8_t dscp[64] = {0};
+	uint32_t main_t[64];
+	for (unsigned int i = 0; i < 64; i++) {
+		s[i] = addr4(srcs[i % 4]);
+		d[i] = addr4(dsts[(i / 4) % 4]);
+		nh[i] = main_t[i] = fib_lookup4(fib_table_lookup(f, FIB_TABLE_MAIN), d[i]);
+	}
+	fib_rule_route4_bulk(f, s, d, dscp, 0, nh, 64);
+	for (unsigned int i = 0; i < 64; i++)
+		assert_int_equal(nh[i], fib_rule_route4(f, s[i], d[i], 0, 0, main_t[i]));
+}
+
 struct order {
 	char s[256];
 	size_t n;
@@ -185,6 +231,12 @@ test_ipv6(void **state)
 	assert_int_equal(m, 20);
 	assert_int_equal(fib_rule_route6(f, in.addr.v6, dst.addr.v6, 0, 0, m), 21);
 	assert_int_equal(fib_rule_route6(f, out.addr.v6, dst.addr.v6, 0, 0, m), 20);
+	const uint8_t *srcs[2] = {in.addr.v6, out.addr.v6}, *dsts[2] = {dst.addr.v6, dst.addr.v6};
+	uint8_t dscp[2] = {0, 0};
+	uint32_t nh[2] = {m, m};
+	fib_rule_route6_bulk(f, srcs, dsts, dscp, 0, nh, 2);
+	assert_int_equal(nh[0], 21);
+	assert_int_equal(nh[1], 20);
 	struct fib_rule mixed = rule;
 	mixed.src = P("10.0.0.0/8");
 	assert_int_equal(fib_rule_add(f, &mixed), -EINVAL);
@@ -196,6 +248,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_from_and_fall_through, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_actions_and_selectors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_prefix_edges, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ipv6, setup, teardown),
 	};
