@@ -8,6 +8,8 @@
 
 #include <rte_ip.h>
 
+#include <immintrin.h>
+
 #include "dp.h"
 #include "dp_stages.h"
 
@@ -99,15 +101,15 @@ validate4_any(struct rt_worker *w, struct rte_mbuf *m, const struct rte_ipv4_hdr
 static inline bool
 csum_ok4(const struct rte_ipv4_hdr *ip)
 {
-	uint64_t a, b;
+	unsigned long long a, b, x;
 	uint32_t c;
 	memcpy(&a, ip, 8);
 	memcpy(&b, (const uint8_t *)ip + 8, 8);
 	memcpy(&c, (const uint8_t *)ip + 16, 4);
-	uint64_t x = a + b;
-	x += x < a; /* end-around carry: 2^64 is 1 modulo 0xffff too */
-	x += c;
-	x += x < c;
+	/* add, adc, adc: the end-around carries (2^64 is 1 modulo 0xffff too) */
+	unsigned char cf = _addcarry_u64(0, a, b, &x);
+	cf = _addcarry_u64(cf, x, c, &x);
+	(void)_addcarry_u64(cf, x, 0, &x);
 	return x * 0xfffefffefffeffffull <= 0x1000100010001ull;
 }
 
@@ -127,9 +129,10 @@ validate4(struct rt_worker *w, struct rte_mbuf *m, uint8_t *eth)
 	} else if ((ihl = validate4_any(w, m, ip)) == 0) {
 		return NULL;
 	}
-	/* (5) the total length covers the header and fits the frame. */
+	/* (5) the total length covers the header and fits the frame (which
+	 * holds the header: one unsigned compare tests both bounds). */
 	uint16_t total = dp_be16(ip->total_length);
-	if (unlikely(total < ihl || total > frame)) {
+	if (unlikely((uint32_t)(total - ihl) > frame - ihl)) {
 		dp_drop(w, m, RT_DROP_LENGTH);
 		return NULL;
 	}
