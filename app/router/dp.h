@@ -61,6 +61,19 @@ dp_l2_group(const uint8_t *frame)
 	return (frame[0] & 1) != 0;
 }
 
+/* The ports at the start of a TCP or UDP header, as numbers: one 32-bit
+ * load and one byte swap. (A short packet's missing bytes are read from
+ * the mbuf's buffer: they only feed the flow hash.) */
+static inline void
+dp_l4_ports(const uint8_t *l4, uint16_t *sport, uint16_t *dport)
+{
+	uint32_t v;
+	memcpy(&v, l4, sizeof(v));
+	v = __builtin_bswap32(v);
+	*sport = (uint16_t)(v >> 16);
+	*dport = (uint16_t)v;
+}
+
 static inline void
 dp_drop(struct rt_worker *w, struct rte_mbuf *m, enum rt_drop why)
 {

@@ -146,15 +146,11 @@ validate4(struct rt_worker *w, struct rte_mbuf *m, uint8_t *eth)
 static inline uint32_t
 flow_hash4(const struct router *r, const struct rte_ipv4_hdr *ip)
 {
-	uint16_t frag = rte_be_to_cpu_16(ip->fragment_offset);
-	bool nonfirst = (frag & RTE_IPV4_HDR_OFFSET_MASK) != 0;
+	bool nonfirst = (ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_OFFSET_MASK)) != 0;
 	uint16_t sport = 0, dport = 0;
 	uint8_t proto = ip->next_proto_id;
-	if (!nonfirst && (proto == IPPROTO_TCP || proto == IPPROTO_UDP)) {
-		const uint8_t *l4 = (const uint8_t *)ip + (ip->version_ihl & 0xf) * 4;
-		sport = (uint16_t)(l4[0] << 8 | l4[1]);
-		dport = (uint16_t)(l4[2] << 8 | l4[3]);
-	}
+	if (!nonfirst && (proto == IPPROTO_TCP || proto == IPPROTO_UDP))
+		dp_l4_ports((const uint8_t *)ip + (ip->version_ihl & 0xf) * 4, &sport, &dport);
 	return nh_flow_hash4((enum nh_hash_policy)r->conf.hash_policy,
 			     rte_be_to_cpu_32(ip->src_addr), rte_be_to_cpu_32(ip->dst_addr), proto,
 			     sport, dport, nonfirst);

@@ -96,11 +96,8 @@ static inline uint32_t
 flow_hash6(const struct router *r, const struct rte_ipv6_hdr *ip)
 {
 	uint16_t sport = 0, dport = 0;
-	if (ip->proto == IPPROTO_TCP || ip->proto == IPPROTO_UDP) {
-		const uint8_t *l4 = (const uint8_t *)(ip + 1);
-		sport = (uint16_t)(l4[0] << 8 | l4[1]);
-		dport = (uint16_t)(l4[2] << 8 | l4[3]);
-	}
+	if (ip->proto == IPPROTO_TCP || ip->proto == IPPROTO_UDP)
+		dp_l4_ports((const uint8_t *)(ip + 1), &sport, &dport);
 	/* A fragment header (44) hides the ports: hash on L3 then. */
 	return nh_flow_hash6((enum nh_hash_policy)r->conf.hash_policy, ip->src_addr, ip->dst_addr,
 			     rte_be_to_cpu_32(ip->vtc_flow) & 0xfffff, ip->proto, sport, dport,
