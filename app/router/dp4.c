@@ -113,6 +113,23 @@ csum_ok4(const struct rte_ipv4_hdr *ip)
 	return x * 0xfffefffefffeffffull <= 0x1000100010001ull;
 }
 
+/* The last check of RFC 1812 section 5.2.2, (5): the total length covers
+ * the header and fits the frame (which holds the header: one unsigned
+ * compare tests both bounds); padding past it is trimmed. */
+static inline struct rte_ipv4_hdr *
+validate4_len(struct rt_worker *w, struct rte_mbuf *m, struct rte_ipv4_hdr *ip, unsigned int ihl,
+	      uint32_t frame)
+{
+	uint16_t total = dp_be16(ip->total_length);
+	if (unlikely((uint32_t)(total - ihl) > frame - ihl)) {
+		dp_drop(w, m, RT_DROP_LENGTH);
+		return NULL;
+	}
+	if (total < frame)
+		rte_pktmbuf_trim(m, (uint16_t)(frame - total)); /* Ethernet padding */
+	return ip;
+}
+
 /* Check one packet per RFC 1812 section 5.2.2; on success its IPv4 header
  * is returned and padding past the IP total length is trimmed. */
 static inline struct rte_ipv4_hdr *
@@ -129,16 +146,47 @@ validate4(struct rt_worker *w, struct rte_mbuf *m, uint8_t *eth)
 	} else if ((ihl = validate4_any(w, m, ip)) == 0) {
 		return NULL;
 	}
-	/* (5) the total length covers the header and fits the frame (which
-	 * holds the header: one unsigned compare tests both bounds). */
-	uint16_t total = dp_be16(ip->total_length);
-	if (unlikely((uint32_t)(total - ihl) > frame - ihl)) {
-		dp_drop(w, m, RT_DROP_LENGTH);
+	return validate4_len(w, m, ip, ihl, frame);
+}
+
+/*
+ * The usual frame, which frame4_fast recognises: sent to the port's own
+ * address (bytes 0-5), IPv4 (bytes 12-13), a 20-byte header (byte 14:
+ * version 4, IHL 5) that the frame holds. The bytes are compared in one
+ * 16-byte compare against a template built once a burst; this replaces
+ * the frame's MAC, ethertype, version and IHL tests, about seven
+ * instructions a packet less. Every other frame takes frame4_ours and
+ * validate4.
+ */
+#define FAST4_CARE 0x703fu /* bytes 0-5, 12, 13 and 14 */
+
+static inline __m128i
+fast4_template(const struct rt_port *p)
+{
+	uint8_t t[16] = {[12] = 0x08, [13] = 0x00, [14] = 0x45};
+	memcpy(t, &p->mac, RTE_ETHER_ADDR_LEN);
+	return _mm_loadu_si128((const __m128i *)t);
+}
+
+static inline bool
+frame4_fast(__m128i tmpl, const struct rte_mbuf *m, const uint8_t *frame)
+{
+	__m128i f = _mm_loadu_si128((const __m128i *)frame);
+	unsigned int eq = (unsigned int)_mm_movemask_epi8(_mm_cmpeq_epi8(f, tmpl));
+	return ((~eq & FAST4_CARE) == 0) &
+	       (rte_pktmbuf_data_len(m) >= RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv4_hdr));
+}
+
+/* validate4 for a frame frame4_fast passed: the checksum and the length. */
+static inline struct rte_ipv4_hdr *
+validate4_fast(struct rt_worker *w, struct rte_mbuf *m, uint8_t *eth)
+{
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + RTE_ETHER_HDR_LEN);
+	if (unlikely(!csum_ok4(ip))) {
+		dp_drop(w, m, RT_DROP_CHECKSUM);
 		return NULL;
 	}
-	if (total < frame)
-		rte_pktmbuf_trim(m, (uint16_t)(frame - total)); /* Ethernet padding */
-	return ip;
+	return validate4_len(w, m, ip, sizeof(*ip), rte_pktmbuf_data_len(m) - RTE_ETHER_HDR_LEN);
 }
 
 /* The flow hash of a packet under the table's policy; non-first
@@ -252,15 +300,20 @@ dp4_run(const struct router *r, struct rt_worker *w, uint16_t port, struct rte_m
 	unsigned int k = 0, back = 0;
 
 	/* Step 1: validate; keep the good ones and their destinations. */
+	const __m128i tmpl = fast4_template(p);
 	for (unsigned int i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		uint8_t *eth = frames[i];
-		if (!l2group && unlikely(!frame4_ours(p, m, eth))) {
+		struct rte_ipv4_hdr *h;
+		if (!l2group && likely(frame4_fast(tmpl, m, eth))) {
+			h = validate4_fast(w, m, eth);
+		} else if (l2group || frame4_ours(p, m, eth)) {
+			h = validate4(w, m, eth);
+		} else {
 			rest[back] = m; /* back <= i: entry i was read */
 			rest_frames[back++] = eth;
 			continue;
 		}
-		struct rte_ipv4_hdr *h = validate4(w, m, eth);
 		if (h == NULL)
 			continue;
 		uint32_t d = rte_be_to_cpu_32(h->dst_addr);

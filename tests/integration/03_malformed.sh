@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Malformed packets from a host: bad checksum, short IHL, a total length
 # past the frame, TTL 0, a truncated header, a bad IPv6 payload length;
-# unicast packets in link-layer group frames.
+# IPv4 options; unicast packets in link-layer group frames.
 # Each is dropped (or, for TTL 0, answered with time exceeded) and
 # counted by reason, and good traffic keeps flowing.
 . "$(dirname "$0")/lib.sh"
@@ -26,6 +26,14 @@ before=$(stat total forwarded)
 send good 20
 sleep 0.5
 check "good packets still forwarded" test "$(($(stat total forwarded) - before))" -ge 20
+# IPv4 options are forwarded untouched, and their header's checksum is
+# verified like any other.
+before=$(stat total forwarded)
+send options 5
+send options_bad_checksum 5
+sleep 0.5
+check "IHL 6: 5 forwarded" test "$(($(stat total forwarded) - before))" -eq 5
+check "IHL 6, bad checksum: 5 more dropped" test "$(stat drop bad_checksum)" -eq 10
 # Unicast packets in link-layer broadcast or multicast frames are not
 # forwarded (as Linux's ip_forward); one to the router itself is
 # delivered.

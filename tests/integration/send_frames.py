@@ -3,6 +3,7 @@
 
 usage: send_frames.py IFACE DST_MAC KIND [COUNT]
 KIND: bad_checksum short_ihl long_total ttl0 truncated bad_ip6_plen good good6
+      options options_bad_checksum (IHL 6)
       local4 (a UDP packet to the router's own address on port0)
 """
 import socket
@@ -19,10 +20,10 @@ def csum(data):
     return ~s & 0xFFFF
 
 
-def ip4(src, dst, payload, ttl=64, ihl=5, total=None, fix_csum=True):
-    total = total if total is not None else 20 + len(payload)
+def ip4(src, dst, payload, ttl=64, ihl=5, total=None, fix_csum=True, options=b""):
+    total = total if total is not None else 20 + len(options) + len(payload)
     hdr = struct.pack("!BBHHHBBH4s4s", 0x40 | ihl, 0, total, 1, 0, ttl, 17, 0,
-                      socket.inet_aton(src), socket.inet_aton(dst))
+                      socket.inet_aton(src), socket.inet_aton(dst)) + options
     c = csum(hdr)
     if not fix_csum:
         c ^= 0x5555
@@ -58,6 +59,11 @@ def main():
         frame = eth6 + struct.pack("!IHBB", 6 << 28, 500, 17, 64) + src6 + dst6 + udp()
     elif kind == "good":
         frame = eth4 + ip4(a, b, udp())
+    elif kind == "options":
+        # IHL 6: one option word (three NOPs and an end of list)
+        frame = eth4 + ip4(a, b, udp(), ihl=6, options=b"\x01\x01\x01\x00")
+    elif kind == "options_bad_checksum":
+        frame = eth4 + ip4(a, b, udp(), ihl=6, options=b"\x01\x01\x01\x00", fix_csum=False)
     elif kind == "good6":
         src6 = socket.inet_pton(socket.AF_INET6, "2001:db8:1::2")
         dst6 = socket.inet_pton(socket.AF_INET6, "2001:db8:2::2")
