@@ -3,7 +3,7 @@
 
 usage: send_frames.py IFACE DST_MAC KIND [COUNT]
 KIND: bad_checksum short_ihl long_total ttl0 truncated bad_ip6_plen good good6
-      options options_bad_checksum (IHL 6)
+      options options_bad_checksum (IHL 6) padded (Ethernet padding)
       local4 (a UDP packet to the router's own address on port0)
 """
 import socket
@@ -64,6 +64,10 @@ def main():
         frame = eth4 + ip4(a, b, udp(), ihl=6, options=b"\x01\x01\x01\x00")
     elif kind == "options_bad_checksum":
         frame = eth4 + ip4(a, b, udp(), ihl=6, options=b"\x01\x01\x01\x00", fix_csum=False)
+    elif kind == "padded":
+        # a 30-byte packet padded to Ethernet's 60-byte minimum frame
+        frame = eth4 + ip4(a, b, udp(b"xy"))
+        frame += b"\0" * (60 - len(frame))
     elif kind == "good6":
         src6 = socket.inet_pton(socket.AF_INET6, "2001:db8:1::2")
         dst6 = socket.inet_pton(socket.AF_INET6, "2001:db8:2::2")
