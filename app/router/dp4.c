@@ -8,8 +8,6 @@
 
 #include <rte_ip.h>
 
-#include <immintrin.h>
-
 #include "dp.h"
 #include "dp_stages.h"
 
@@ -101,15 +99,15 @@ validate4_any(struct rt_worker *w, struct rte_mbuf *m, const struct rte_ipv4_hdr
 static inline bool
 csum_ok4(const struct rte_ipv4_hdr *ip)
 {
-	unsigned long long a, b, x;
-	uint32_t c;
-	memcpy(&a, ip, 8);
+	uint64_t x, b, c = 0;
+	memcpy(&x, ip, 8);
 	memcpy(&b, (const uint8_t *)ip + 8, 8);
 	memcpy(&c, (const uint8_t *)ip + 16, 4);
-	/* add, adc, adc: the end-around carries (2^64 is 1 modulo 0xffff too) */
-	unsigned char cf = _addcarry_u64(0, a, b, &x);
-	cf = _addcarry_u64(cf, x, c, &x);
-	(void)_addcarry_u64(cf, x, 0, &x);
+	/* add, adc, adc: the end-around carries (2^64 is 1 modulo 0xffff
+	 * too; the last adds no carry out, as x is then below 2^32). Written
+	 * out because _addcarry_u64, which returns its sum through a
+	 * pointer, left a dead store behind in GCC 12. */
+	__asm__("add %1, %0\n\tadc %2, %0\n\tadc $0, %0" : "+r"(x) : "rm"(b), "rm"(c) : "cc");
 	return x * 0xfffefffefffeffffull <= 0x1000100010001ull;
 }
 
