@@ -271,7 +271,7 @@ act4(const struct router *r, struct rt_worker *w, struct rte_mbuf *m, struct rte
 		if (!nh_hdr_valid(hdr))
 			return act4_slow(r, w, m, ip, nh);
 	}
-	if (unlikely(!dp_ttl_fast4(ip) || rte_pktmbuf_data_len(m) - RTE_ETHER_HDR_LEN > d->mtu))
+	if (unlikely(!dp_ttl_fast4(ip) || rte_pktmbuf_data_len(m) > d->frame_max))
 		return act4_slow(r, w, m, ip, nh);
 	dp_ttl_dec4_fast(ip);
 	return dp_send(w, (uint8_t *)ip - RTE_ETHER_HDR_LEN, hdr, d->port, nh);

@@ -166,7 +166,7 @@ act6(const struct router *r, struct rt_worker *w, struct rte_mbuf *m, struct rte
 		if (!nh_hdr_valid(hdr))
 			return act6_slow(r, w, m, ip, nh);
 	}
-	if (unlikely(ip->hop_limits <= 1 || rte_pktmbuf_data_len(m) - RTE_ETHER_HDR_LEN > d->mtu))
+	if (unlikely(ip->hop_limits <= 1 || rte_pktmbuf_data_len(m) > d->frame_max))
 		return act6_slow(r, w, m, ip, nh);
 	ip->hop_limits--;
 	return dp_send(w, (uint8_t *)ip - RTE_ETHER_HDR_LEN, hdr, d->port, nh);

@@ -22,6 +22,7 @@
 
 #define ETHERTYPE_IPV4 0x0800
 #define ETHERTYPE_IPV6 0x86dd
+#define ETHER_HDR_LEN 14 /* destination, source, ethertype */
 
 static void
 hdr_store(uint8_t slot[16], __m128i v)
@@ -62,6 +63,7 @@ nh_publish(struct nh_table *t, uint32_t index)
 				 __ATOMIC_RELAXED);
 		__atomic_store_n(&d->port, o->spec.port, __ATOMIC_RELAXED);
 		__atomic_store_n(&d->mtu, mtu, __ATOMIC_RELAXED);
+		__atomic_store_n(&d->frame_max, (uint16_t)(mtu + ETHER_HDR_LEN), __ATOMIC_RELAXED);
 		hdr_store(d->hdr4, h4);
 		hdr_store(d->hdr6, h6);
 	}

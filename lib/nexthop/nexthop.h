@@ -195,8 +195,9 @@ struct nh_dp {
 	const struct nh_buckets *buckets; /* groups; RCU-published */
 	uint16_t port;
 	uint16_t mtu;
-	uint8_t type; /* enum nh_type */
-	uint8_t pad[19];
+	uint16_t frame_max; /* mtu plus the Ethernet header: one compare a packet */
+	uint8_t type;       /* enum nh_type */
+	uint8_t pad[17];
 } __attribute__((aligned(64)));
 
 static_assert(sizeof(struct nh_dp) == 64, "one cache line per worker and nexthop");

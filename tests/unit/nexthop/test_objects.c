@@ -127,6 +127,7 @@ test_headers_follow_neighbour(void **state)
 		assert_int_equal(d->type, NH_T_GATEWAY);
 		assert_int_equal(d->port, 0);
 		assert_int_equal(d->mtu, 1500);
+		assert_int_equal(d->frame_max, 1514);
 		assert_false(nh_hdr_valid(nh_hdr_load(d->hdr4)));
 	}
 	/* Another gateway's resolution changes nothing here. */
@@ -154,6 +155,7 @@ test_headers_follow_neighbour(void **state)
 	_mm_storeu_si128((__m128i *)h, nh_hdr_load(nh_worker_view(t, 0)[a].hdr4));
 	assert_memory_equal(h + 6, newmac, 6);
 	assert_int_equal(nh_worker_view(t, 0)[a].mtu, 9000);
+	assert_int_equal(nh_worker_view(t, 0)[a].frame_max, 9014);
 	/* The port goes down: invalid on every worker, in both families,
 	 * though the neighbour stays resolved; up again: valid again. An MTU
 	 * change while down keeps it down. */
