@@ -56,6 +56,9 @@ nh_publish(struct nh_table *t, uint32_t index)
 	__m128i h4 = hdr_build(dst, src, ETHERTYPE_IPV4, valid);
 	__m128i h6 = hdr_build(dst, src, ETHERTYPE_IPV6, valid);
 	uint16_t mtu = port_ok ? p->mtu : t->conf.default_mtu;
+	/* Frames are at most 65535 bytes long: an MTU above 65521 allows any. */
+	uint16_t frame_max =
+		mtu > UINT16_MAX - ETHER_HDR_LEN ? UINT16_MAX : (uint16_t)(mtu + ETHER_HDR_LEN);
 
 	for (uint16_t w = 0; w < t->conf.nb_workers; w++) {
 		struct nh_dp *d = &t->view[w][index];
@@ -63,7 +66,7 @@ nh_publish(struct nh_table *t, uint32_t index)
 				 __ATOMIC_RELAXED);
 		__atomic_store_n(&d->port, o->spec.port, __ATOMIC_RELAXED);
 		__atomic_store_n(&d->mtu, mtu, __ATOMIC_RELAXED);
-		__atomic_store_n(&d->frame_max, (uint16_t)(mtu + ETHER_HDR_LEN), __ATOMIC_RELAXED);
+		__atomic_store_n(&d->frame_max, frame_max, __ATOMIC_RELAXED);
 		hdr_store(d->hdr4, h4);
 		hdr_store(d->hdr6, h6);
 	}
