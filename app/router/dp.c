@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The first stage of a received burst: count, check the frame is for us,
- * classify by ethertype, hand each family's packets to its stage. With
+ * The first stage of a received burst: count, prefetch, pick a family
+ * stage by the first frame's ethertype (the stages check each frame as
+ * they validate it) and sort by kind whatever it hands back. With
  * dp4.c and dp6.c this is the code the workers run on every packet, built
  * as a library so that bench/ measures exactly it.
  */
@@ -47,8 +48,9 @@ frame_kind(const struct rt_port *p, const struct rte_mbuf *m, const uint8_t *fra
 	}
 }
 
-/* What the IPv4 pass did not take (or the whole burst, when it starts
- * with IPv6): sorted by kind, each kind to its stage. */
+/* What the first family stage handed back (frames of the other family,
+ * ARP, frames to group addresses, runts): sorted by kind, each kind to
+ * its stage. */
 static __rte_noinline void
 dp_sort(const struct router *r, struct rt_worker *w, uint16_t port, struct rte_mbuf **pkts,
 	uint8_t **f, unsigned int n)
