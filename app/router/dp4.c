@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The IPv4 stage of the worker: validate, look up the burst, act on the
- * nexthop. Called with the IPv4 packets of one received burst.
+ * The IPv4 stage of the worker: check the frames and validate, look up
+ * the burst, act on the nexthop. Called with a received burst, whose
+ * frames other than IPv4 to this port it hands back (dp_stages.h).
  */
 #include <stddef.h>
 #include <string.h>
