@@ -48,6 +48,20 @@ frame_kind(const struct rt_port *p, const struct rte_mbuf *m, const uint8_t *fra
 	}
 }
 
+/* The frames of one kind, in arrival order. */
+struct kind_list {
+	struct rte_mbuf *m[RT_BURST];
+	uint8_t *f[RT_BURST];
+	unsigned int n;
+};
+
+static void
+drop_all(struct rt_worker *w, struct rte_mbuf **m, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++)
+		dp_drop(w, m[i], RT_DROP_ETHERTYPE);
+}
+
 /* What the first family stage handed back (frames of the other family,
  * ARP, frames to group addresses, runts): sorted by kind, each kind to
  * its stage. */
@@ -55,29 +69,23 @@ static __rte_noinline void
 dp_sort(const struct router *r, struct rt_worker *w, uint16_t port, struct rte_mbuf **pkts,
 	uint8_t **f, unsigned int n)
 {
-	struct rte_mbuf *v4[RT_BURST], *v4g[RT_BURST], *v6[RT_BURST], *v6g[RT_BURST];
-	uint8_t *f4[RT_BURST], *f4g[RT_BURST], *f6[RT_BURST], *f6g[RT_BURST];
-	unsigned int n4 = 0, n4g = 0, n6 = 0, n6g = 0;
+	static_assert(F_IPV4 == 0 && F_IPV4_GROUP == 1 && F_IPV6 == 2 && F_IPV6_GROUP == 3,
+		      "the IP kinds come first: they index l");
+	struct kind_list l[F_IPV6_GROUP + 1];
 	const struct rt_port *p = &r->port[port];
 
+	for (unsigned int k = 0; k <= F_IPV6_GROUP; k++)
+		l[k].n = 0;
 	for (unsigned int i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
-		switch (frame_kind(p, m, f[i])) {
+		enum frame_kind kind = frame_kind(p, m, f[i]);
+		switch (kind) {
 		case F_IPV4:
-			f4[n4] = f[i];
-			v4[n4++] = m;
-			break;
 		case F_IPV4_GROUP:
-			f4g[n4g] = f[i];
-			v4g[n4g++] = m;
-			break;
 		case F_IPV6:
-			f6[n6] = f[i];
-			v6[n6++] = m;
-			break;
 		case F_IPV6_GROUP:
-			f6g[n6g] = f[i];
-			v6g[n6g++] = m;
+			l[kind].f[l[kind].n] = f[i];
+			l[kind].m[l[kind].n++] = m;
 			break;
 		case F_ARP:
 			dp_punt(w, m, RT_PUNT_ARP, 0);
@@ -96,16 +104,17 @@ dp_sort(const struct router *r, struct rt_worker *w, uint16_t port, struct rte_m
 	/* The family stages take every F_IPV4 or F_IPV6 frame (their test is
 	 * the same three), so none comes back; were one to, it is dropped,
 	 * not leaked. */
-	unsigned int back = n4 ? dp4_burst(r, w, port, v4, f4, n4, v4, f4) : 0;
-	for (unsigned int i = 0; i < back; i++)
-		dp_drop(w, v4[i], RT_DROP_ETHERTYPE);
-	back = n6 ? dp6_burst(r, w, port, v6, f6, n6, v6, f6) : 0;
-	for (unsigned int i = 0; i < back; i++)
-		dp_drop(w, v6[i], RT_DROP_ETHERTYPE);
-	if (n4g)
-		dp4_burst_l2group(r, w, port, v4g, f4g, n4g);
-	if (n6g)
-		dp6_burst_l2group(r, w, port, v6g, f6g, n6g);
+	struct kind_list *v4 = &l[F_IPV4], *v6 = &l[F_IPV6];
+	if (v4->n)
+		drop_all(w, v4->m, dp4_burst(r, w, port, v4->m, v4->f, v4->n, v4->m, v4->f));
+	if (v6->n)
+		drop_all(w, v6->m, dp6_burst(r, w, port, v6->m, v6->f, v6->n, v6->m, v6->f));
+	if (l[F_IPV4_GROUP].n)
+		dp4_burst_l2group(r, w, port, l[F_IPV4_GROUP].m, l[F_IPV4_GROUP].f,
+				  l[F_IPV4_GROUP].n);
+	if (l[F_IPV6_GROUP].n)
+		dp6_burst_l2group(r, w, port, l[F_IPV6_GROUP].m, l[F_IPV6_GROUP].f,
+				  l[F_IPV6_GROUP].n);
 }
 
 void
