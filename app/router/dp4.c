@@ -84,34 +84,6 @@ validate4_any(struct rt_worker *w, struct rte_mbuf *m, const struct rte_ipv4_hdr
 	return ihl;
 }
 
-/*
- * The same checks for the usual packet (version 4, 20-byte header, in a
- * frame that holds it). The header checksum verifies when the one's
- * complement sum of its 16-bit words is 0xffff, that is when their plain
- * sum is a non-zero multiple of 0xffff (the end-around carry is the sum
- * modulo 0xffff). Since 2^16 is 1 modulo 0xffff, wider words stand for
- * the 16-bit ones (and byte order only multiplies the sum by 2^8, prime
- * to 0xffff): the header is read as two 64-bit words and a 32-bit one,
- * added with end-around carries. The sum is never 0, as the version
- * byte is not. Divisibility by the odd 0xffff is one multiply by its
- * inverse modulo 2^64 and a compare (Granlund and Montgomery); the
- * compiler's own x % 0xffff took a 128-bit multiply and four more steps.
- */
-static inline bool
-csum_ok4(const struct rte_ipv4_hdr *ip)
-{
-	uint64_t x, b, c = 0;
-	memcpy(&x, ip, 8);
-	memcpy(&b, (const uint8_t *)ip + 8, 8);
-	memcpy(&c, (const uint8_t *)ip + 16, 4);
-	/* add, adc, adc: the end-around carries (2^64 is 1 modulo 0xffff
-	 * too; the last adds no carry out, as x is then below 2^32). Written
-	 * out because _addcarry_u64, which returns its sum through a
-	 * pointer, left a dead store behind in GCC 12. */
-	__asm__("add %1, %0\n\tadc %2, %0\n\tadc $0, %0" : "+r"(x) : "rm"(b), "rm"(c) : "cc");
-	return x * 0xfffefffefffeffffull <= 0x1000100010001ull;
-}
-
 /* The last check of RFC 1812 section 5.2.2, (5): the total length covers
  * the header and fits the frame (which holds the header: one unsigned
  * compare tests both bounds); padding past it is trimmed. */
@@ -138,7 +110,7 @@ validate4(struct rt_worker *w, struct rte_mbuf *m, uint8_t *eth)
 	uint32_t frame = rte_pktmbuf_data_len(m) - RTE_ETHER_HDR_LEN; /* >= 0: dp_burst */
 	unsigned int ihl = sizeof(*ip);
 	if (likely(ip->version_ihl == 0x45 && frame >= sizeof(*ip))) {
-		if (unlikely(!csum_ok4(ip))) {
+		if (unlikely(!dp_csum_ok4(ip))) {
 			dp_drop(w, m, RT_DROP_CHECKSUM);
 			return NULL;
 		}
@@ -181,7 +153,7 @@ static inline struct rte_ipv4_hdr *
 validate4_fast(struct rt_worker *w, struct rte_mbuf *m, uint8_t *eth)
 {
 	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + RTE_ETHER_HDR_LEN);
-	if (unlikely(!csum_ok4(ip))) {
+	if (unlikely(!dp_csum_ok4(ip))) {
 		dp_drop(w, m, RT_DROP_CHECKSUM);
 		return NULL;
 	}
