@@ -51,6 +51,59 @@ dp_to_port_mac(const struct rt_port *p, const uint8_t *frame)
 	return ((a ^ b) << 16) == 0;
 }
 
+/* Whether a family stage keeps a frame: long enough for its Ethernet
+ * header, sent to the port's own address, of the stage's ethertype
+ * (frame_kind's F_IPV4 or F_IPV6, in one branch). */
+static inline bool
+dp_frame_ours(const struct rt_port *p, const struct rte_mbuf *m, const uint8_t *frame,
+	      rte_be16_t ethertype)
+{
+	uint16_t type;
+	memcpy(&type, frame + offsetof(struct rte_ether_hdr, ether_type), sizeof(type));
+	return (rte_pktmbuf_data_len(m) >= RTE_ETHER_HDR_LEN) & dp_to_port_mac(p, frame) &
+	       (type == ethertype);
+}
+
+/*
+ * The usual frame of a family: sent to the port's own address (bytes
+ * 0-5), of the family's ethertype (12-13), for IPv4 with a 20-byte header
+ * (byte 14: version 4, IHL 5; IPv6's byte 14 holds traffic class bits, so
+ * its version is tested apart), and long enough for the IP header. The
+ * bytes are compared in one 16-byte compare against a template built once
+ * a burst, in place of the per-field tests of dp_frame_ours and the
+ * version test: about seven instructions a packet less. Every other frame
+ * takes dp_frame_ours and the full validation.
+ */
+struct dp_fast_frame {
+	__m128i tmpl;
+	unsigned int care;    /* the template's bytes that count, one bit each */
+	unsigned int min_len; /* the frame holds the IP header */
+};
+
+/* byte14 < 0: byte 14 does not count. */
+static inline struct dp_fast_frame
+dp_fast_frame_of(const struct rt_port *p, uint16_t ethertype, int byte14, unsigned int ip_hdr_len)
+{
+	uint8_t t[16] = {[12] = (uint8_t)(ethertype >> 8), [13] = (uint8_t)ethertype};
+	memcpy(t, &p->mac, RTE_ETHER_ADDR_LEN);
+	unsigned int care = 0x303fu; /* bytes 0-5, 12 and 13 */
+	if (byte14 >= 0) {
+		t[14] = (uint8_t)byte14;
+		care |= 1u << 14;
+	}
+	return (struct dp_fast_frame){.tmpl = _mm_loadu_si128((const __m128i *)t),
+				      .care = care,
+				      .min_len = RTE_ETHER_HDR_LEN + ip_hdr_len};
+}
+
+static inline bool
+dp_frame_fast(const struct dp_fast_frame *t, const struct rte_mbuf *m, const uint8_t *frame)
+{
+	__m128i f = _mm_loadu_si128((const __m128i *)frame);
+	unsigned int eq = (unsigned int)_mm_movemask_epi8(_mm_cmpeq_epi8(f, t->tmpl));
+	return ((~eq & t->care) == 0) & (rte_pktmbuf_data_len(m) >= t->min_len);
+}
+
 /* Whether a frame went to a link-layer group address (broadcast or
  * multicast: bit 0 of the first byte). Such frames are received, but a
  * router does not forward what they carry (Linux's ip_forward and

@@ -120,35 +120,7 @@ validate4(struct rt_worker *w, struct rte_mbuf *m, uint8_t *eth)
 	return validate4_len(w, m, ip, ihl, frame);
 }
 
-/*
- * The usual frame, which frame4_fast recognises: sent to the port's own
- * address (bytes 0-5), IPv4 (bytes 12-13), a 20-byte header (byte 14:
- * version 4, IHL 5) that the frame holds. The bytes are compared in one
- * 16-byte compare against a template built once a burst; this replaces
- * the frame's MAC, ethertype, version and IHL tests, about seven
- * instructions a packet less. Every other frame takes frame4_ours and
- * validate4.
- */
-#define FAST4_CARE 0x703fu /* bytes 0-5, 12, 13 and 14 */
-
-static inline __m128i
-fast4_template(const struct rt_port *p)
-{
-	uint8_t t[16] = {[12] = 0x08, [13] = 0x00, [14] = 0x45};
-	memcpy(t, &p->mac, RTE_ETHER_ADDR_LEN);
-	return _mm_loadu_si128((const __m128i *)t);
-}
-
-static inline bool
-frame4_fast(__m128i tmpl, const struct rte_mbuf *m, const uint8_t *frame)
-{
-	__m128i f = _mm_loadu_si128((const __m128i *)frame);
-	unsigned int eq = (unsigned int)_mm_movemask_epi8(_mm_cmpeq_epi8(f, tmpl));
-	return ((~eq & FAST4_CARE) == 0) &
-	       (rte_pktmbuf_data_len(m) >= RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv4_hdr));
-}
-
-/* validate4 for a frame frame4_fast passed: the checksum and the length. */
+/* validate4 for a frame dp_frame_fast passed: the checksum and the length. */
 static inline struct rte_ipv4_hdr *
 validate4_fast(struct rt_worker *w, struct rte_mbuf *m, uint8_t *eth)
 {
@@ -250,18 +222,6 @@ act4(const struct router *r, struct rt_worker *w, struct rte_mbuf *m, struct rte
 	return dp_send(w, (uint8_t *)ip - RTE_ETHER_HDR_LEN, hdr, d->port, nh);
 }
 
-/* Whether dp4_burst keeps a frame: long enough for its Ethernet header,
- * sent to the port's own address, IPv4 (frame_kind's F_IPV4, in one
- * branch). */
-static inline bool
-frame4_ours(const struct rt_port *p, const struct rte_mbuf *m, const uint8_t *frame)
-{
-	uint16_t type;
-	memcpy(&type, frame + offsetof(struct rte_ether_hdr, ether_type), sizeof(type));
-	return (rte_pktmbuf_data_len(m) >= RTE_ETHER_HDR_LEN) & dp_to_port_mac(p, frame) &
-	       (type == RTE_BE16(RTE_ETHER_TYPE_IPV4));
-}
-
 /* Both entry points, specialised by the constant l2group: validate (and,
  * for unclassified frames, check the frame in the same pass), look up
  * the burst, act on each answer. */
@@ -277,14 +237,15 @@ dp4_run(const struct router *r, struct rt_worker *w, uint16_t port, struct rte_m
 	unsigned int k = 0, back = 0;
 
 	/* Step 1: validate; keep the good ones and their destinations. */
-	const __m128i tmpl = fast4_template(p);
+	const struct dp_fast_frame fast =
+		dp_fast_frame_of(p, RTE_ETHER_TYPE_IPV4, 0x45, sizeof(struct rte_ipv4_hdr));
 	for (unsigned int i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		uint8_t *eth = frames[i];
 		struct rte_ipv4_hdr *h;
-		if (!l2group && likely(frame4_fast(tmpl, m, eth))) {
+		if (!l2group && likely(dp_frame_fast(&fast, m, eth))) {
 			h = validate4_fast(w, m, eth);
-		} else if (l2group || frame4_ours(p, m, eth)) {
+		} else if (l2group || dp_frame_ours(p, m, eth, RTE_BE16(RTE_ETHER_TYPE_IPV4))) {
 			h = validate4(w, m, eth);
 		} else {
 			rest[back] = m; /* back <= i: entry i was read */

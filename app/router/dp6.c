@@ -92,7 +92,7 @@ validate6(struct rt_worker *w, struct rte_mbuf *m, uint8_t *eth)
 	return ip;
 }
 
-/* validate6 for a frame frame6_fast passed (it holds the IPv6 header):
+/* validate6 for a frame dp_frame_fast passed (it holds the IPv6 header):
  * the version, then, usually, a payload that fills the frame exactly,
  * in one compare; anything else takes validate6. */
 static inline struct rte_ipv6_hdr *
@@ -172,38 +172,6 @@ act6(const struct router *r, struct rt_worker *w, struct rte_mbuf *m, struct rte
 	return dp_send(w, (uint8_t *)ip - RTE_ETHER_HDR_LEN, hdr, d->port, nh);
 }
 
-/* Whether dp6_burst keeps a frame: as frame4_ours, for IPv6. */
-static inline bool
-frame6_ours(const struct rt_port *p, const struct rte_mbuf *m, const uint8_t *frame)
-{
-	uint16_t type;
-	memcpy(&type, frame + offsetof(struct rte_ether_hdr, ether_type), sizeof(type));
-	return (rte_pktmbuf_data_len(m) >= RTE_ETHER_HDR_LEN) & dp_to_port_mac(p, frame) &
-	       (type == RTE_BE16(RTE_ETHER_TYPE_IPV6));
-}
-
-/* As frame4_fast, without byte 14 (its low half is traffic class): the
- * port's own address and the IPv6 ethertype, in one 16-byte compare, for
- * a frame long enough to hold the IPv6 header. */
-#define FAST6_CARE 0x303fu /* bytes 0-5, 12 and 13 */
-
-static inline __m128i
-fast6_template(const struct rt_port *p)
-{
-	uint8_t t[16] = {[12] = 0x86, [13] = 0xdd};
-	memcpy(t, &p->mac, RTE_ETHER_ADDR_LEN);
-	return _mm_loadu_si128((const __m128i *)t);
-}
-
-static inline bool
-frame6_fast(__m128i tmpl, const struct rte_mbuf *m, const uint8_t *frame)
-{
-	__m128i f = _mm_loadu_si128((const __m128i *)frame);
-	unsigned int eq = (unsigned int)_mm_movemask_epi8(_mm_cmpeq_epi8(f, tmpl));
-	return ((~eq & FAST6_CARE) == 0) &
-	       (rte_pktmbuf_data_len(m) >= RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv6_hdr));
-}
-
 /* As dp4_run. */
 static __rte_always_inline unsigned int
 dp6_run(const struct router *r, struct rt_worker *w, uint16_t port, struct rte_mbuf **pkts,
@@ -218,14 +186,15 @@ dp6_run(const struct router *r, struct rt_worker *w, uint16_t port, struct rte_m
 	unsigned int k = 0, back = 0;
 
 	/* Step 1: validate; keep the good ones and their destinations. */
-	const __m128i tmpl = fast6_template(p);
+	const struct dp_fast_frame fast =
+		dp_fast_frame_of(p, RTE_ETHER_TYPE_IPV6, -1, sizeof(struct rte_ipv6_hdr));
 	for (unsigned int i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		uint8_t *eth = frames[i];
 		struct rte_ipv6_hdr *h;
-		if (!l2group && likely(frame6_fast(tmpl, m, eth))) {
+		if (!l2group && likely(dp_frame_fast(&fast, m, eth))) {
 			h = validate6_fast(w, m, eth);
-		} else if (l2group || frame6_ours(p, m, eth)) {
+		} else if (l2group || dp_frame_ours(p, m, eth, RTE_BE16(RTE_ETHER_TYPE_IPV6))) {
 			h = validate6(w, m, eth);
 		} else {
 			rest[back] = m; /* back <= i: entry i was read */
