@@ -222,19 +222,17 @@ dp_out_flush(struct rt_worker *w, struct dp_out *out, unsigned int n)
 }
 
 /*
- * What the nexthop says about a packet. For a gateway (forward) return
- * true; otherwise punt or drop the packet as the nexthop's type says and
- * return false.
+ * What the nexthop says about a packet. For a gateway or an on-link
+ * destination (forward: the TTL and MTU checks come next, before any
+ * neighbour resolution, as in Linux's ip_forward) return true; otherwise
+ * punt or drop the packet as the nexthop's type says and return false.
  */
 static inline bool
 dp_forwardable(struct rt_worker *w, struct rte_mbuf *m, const struct nh_dp *d, uint32_t nh)
 {
-	if (likely(d->type == NH_T_GATEWAY)) /* one test for the common case */
+	if (likely(d->type == NH_T_GATEWAY || d->type == NH_T_CONNECTED))
 		return true;
 	switch (d->type) {
-	case NH_T_CONNECTED:
-		dp_punt(w, m, RT_PUNT_CONNECTED, nh);
-		return false;
 	case NH_T_LOCAL:
 		dp_punt(w, m, RT_PUNT_LOCAL, nh);
 		return false;
@@ -267,9 +265,10 @@ dp_l2group_end(struct rt_worker *w, struct rte_mbuf *m, uint32_t nh)
 }
 
 /*
- * Why a gateway's header is invalid, once its type, TTL and MTU have
- * passed: its port is down (drop) or its neighbour is not resolved yet
- * (punt: the control core resolves it and sends the packet).
+ * Why a forwarding nexthop's header is invalid, once its type, TTL and
+ * MTU have passed: its port is down (drop), or its neighbour (the
+ * gateway, or for an on-link prefix the destination itself) is not
+ * resolved yet (punt: the control core resolves it and sends the packet).
  */
 static inline void
 dp_unsent(const struct router *r, struct rt_worker *w, struct rte_mbuf *m, const struct nh_dp *d,
@@ -278,7 +277,7 @@ dp_unsent(const struct router *r, struct rt_worker *w, struct rte_mbuf *m, const
 	if (!rt_port_up(r, d->port))
 		dp_drop(w, m, RT_DROP_PORT_DOWN);
 	else
-		dp_punt(w, m, RT_PUNT_RESOLVE, nh);
+		dp_punt(w, m, d->type == NH_T_CONNECTED ? RT_PUNT_CONNECTED : RT_PUNT_RESOLVE, nh);
 }
 
 /*

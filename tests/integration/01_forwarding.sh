@@ -32,6 +32,11 @@ expect_out "IPv6 hop limit 1: time exceeded" "From 2001:db8:1::1 .*Time exceeded
 	ns_exec h1 ping -6 -c 1 -W 2 -t 1 2001:db8:2::2
 expect_out "traceroute shows the router" "^ 1  192.0.2.1 .*\$" \
 	ns_exec h1 traceroute -n -q 1 -w 2 198.51.100.2
+rc neigh flush dev port1 # TTL is checked before the neighbour is resolved
+expect_out "IPv4 TTL 1 to an unresolved on-link host: time exceeded" \
+	"From 192.0.2.1 .*Time to live exceeded" ns_exec h1 ping -c 1 -W 2 -t 1 198.51.100.2
+expect_out "IPv6 hop limit 1 to an unresolved on-link host: time exceeded" \
+	"From 2001:db8:1::1 .*Time exceeded" ns_exec h1 ping -6 -c 1 -W 2 -t 1 2001:db8:2::2
 check "time exceeded counted" test "$(stat punt ttl_exceeded)" -ge 2
 
 echo "unreachable destinations"
