@@ -139,9 +139,7 @@ dp_drop(struct rt_worker *w, struct rte_mbuf *m, enum rt_drop why)
 static inline void
 dp_punt(struct rt_worker *w, struct rte_mbuf *m, enum rt_punt why, uint32_t nh)
 {
-	struct rt_meta *meta = rt_meta(m);
-	meta->nh = nh;
-	meta->reason = (uint8_t)why;
+	*rt_meta(m) = (struct rt_meta){.nh = nh, .reason = (uint8_t)why}; /* own = 0 */
 	m->port = w->rx_port; /* the control core answers on it */
 	if (unlikely(rte_ring_sp_enqueue(w->exc, m) != 0)) {
 		dp_drop(w, m, RT_DROP_EXC_FULL);

@@ -20,13 +20,16 @@ is_v4(const struct rte_mbuf *m)
 	       RTE_BE16(RTE_ETHER_TYPE_IPV4);
 }
 
-/* Transmit a packet that waited for its neighbour: the worker punted it
- * before rewriting it, so the TTL and header are done here. */
+/* Transmit a packet that waited for its neighbour. A forwarded one was
+ * punted before the worker rewrote it, so its TTL is done here; the
+ * router's own (rt_output) have none to decrement. */
 static void
 tx_resolved(struct router *r, struct rte_mbuf *m, uint16_t port, const uint8_t mac[6])
 {
 	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
-	if (is_v4(m)) {
+	if (rt_meta(m)->own) {
+		/* the router's own (rt_output): nothing to decrement */
+	} else if (is_v4(m)) {
 		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + 1);
 		ip->time_to_live--;
 		ip->hdr_checksum = 0;
@@ -34,9 +37,7 @@ tx_resolved(struct router *r, struct rte_mbuf *m, uint16_t port, const uint8_t m
 	} else {
 		((struct rte_ipv6_hdr *)(eth + 1))->hop_limits--;
 	}
-	memcpy(&eth->dst_addr, mac, 6);
-	eth->src_addr = r->port[port].mac;
-	rt_ctl_tx(r, port, m);
+	rt_l2_send(r, m, port, mac);
 }
 
 /* The neighbour a punted packet waits for: the nexthop's gateway, or for
@@ -394,7 +395,10 @@ cb_failed(void *ctx, const struct neigh_key *k, void **pkts, unsigned int n)
 	for (unsigned int i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		bool v4 = is_v4(m);
-		rt_icmp_error(ctx, m, m->port, v4 ? 3 : 1, v4 ? 1 : 3, 0); /* host unreachable */
+		if (rt_meta(m)->own) /* ours: no error about it, as Linux */
+			rte_pktmbuf_free(m);
+		else /* host unreachable */
+			rt_icmp_error(ctx, m, m->port, v4 ? 3 : 1, v4 ? 1 : 3, 0);
 	}
 }
 

@@ -11,9 +11,9 @@
  * ICMP error, a packet to a multicast or broadcast address, a non-first
  * fragment, or from an invalid source.
  *
- * Replies and errors go back to the link-layer address the packet came
- * from, on the port it came in: the previous hop, which is on the way
- * back in all but asymmetric set-ups (docs/operations.md).
+ * An error's source is the router's address on the port the packet came
+ * in on (so traceroute shows that hop); replies and errors leave by the
+ * route to their destination (rt_output), as Linux's do.
  */
 #include <string.h>
 
@@ -90,8 +90,6 @@ error4(struct router *r, struct rte_mbuf *m, uint16_t in, uint8_t type, uint8_t 
 	uint16_t len = (uint16_t)(RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv4_hdr) + 8 + quote);
 	uint8_t *p = (uint8_t *)rte_pktmbuf_append(e, len);
 	struct rte_ether_hdr *neth = (struct rte_ether_hdr *)p;
-	neth->dst_addr = eth->src_addr;
-	neth->src_addr = r->port[in].mac;
 	neth->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV4);
 	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(neth + 1);
 	memset(ip, 0, sizeof(*ip));
@@ -115,7 +113,7 @@ error4(struct router *r, struct rte_mbuf *m, uint16_t in, uint8_t type, uint8_t 
 	uint16_t ck = (uint16_t)~rte_raw_cksum(icmp, 8 + quote);
 	memcpy(icmp + 2, &ck, 2);
 	r->icmp_sent++;
-	rt_ctl_tx(r, in, e);
+	rt_output(r, e, in);
 }
 
 static uint16_t
@@ -157,8 +155,6 @@ error6(struct router *r, struct rte_mbuf *m, uint16_t in, uint8_t type, uint8_t 
 		return;
 	}
 	struct rte_ether_hdr *neth = (struct rte_ether_hdr *)p;
-	neth->dst_addr = eth->src_addr;
-	neth->src_addr = r->port[in].mac;
 	neth->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV6);
 	struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(neth + 1);
 	ip->vtc_flow = RTE_BE32(6u << 28);
@@ -179,7 +175,7 @@ error6(struct router *r, struct rte_mbuf *m, uint16_t in, uint8_t type, uint8_t 
 	uint16_t ck = icmp6_cksum(ip, icmp);
 	memcpy(icmp + 2, &ck, 2);
 	r->icmp_sent++;
-	rt_ctl_tx(r, in, e);
+	rt_output(r, e, in);
 }
 
 void
@@ -200,9 +196,6 @@ void
 rt_icmp_echo(struct router *r, struct rte_mbuf *m, uint16_t in)
 {
 	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
-	struct rte_ether_addr tmp = eth->src_addr;
-	eth->src_addr = r->port[in].mac;
-	eth->dst_addr = tmp;
 	if (eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_IPV4)) {
 		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + 1);
 		unsigned int ihl = (ip->version_ihl & 0xf) * 4u;
@@ -230,5 +223,5 @@ rt_icmp_echo(struct router *r, struct rte_mbuf *m, uint16_t in)
 		uint16_t ck = icmp6_cksum(ip, icmp);
 		memcpy(icmp + 2, &ck, 2);
 	}
-	rt_ctl_tx(r, in, m);
+	rt_output(r, m, in);
 }

@@ -153,9 +153,11 @@ struct router {
 	uint32_t *nh_used_seen; /* the control core's last sum, per nexthop */
 	/* Control core counters. */
 	uint64_t icmp_sent, icmp_ratelimited, exc_unhandled, neigh_refused;
+	uint64_t out_no_route; /* own packets with no usable route */
 	/* stats reset: what to subtract (workers own their counters). */
 	struct rt_wstats base;
 	uint64_t base_icmp_sent, base_icmp_ratelimited, base_exc_unhandled, base_neigh_refused;
+	uint64_t base_out_no_route;
 	volatile int quit;
 };
 
@@ -174,7 +176,11 @@ rt_port_up(const struct router *r, uint16_t port)
 struct rt_meta {
 	uint32_t nh;    /* the nexthop the lookup chose */
 	uint8_t reason; /* enum rt_punt */
-	uint8_t pad[3];
+	/* 1: a packet the router built (rt_output), waiting for its
+	 * neighbour: not forwarded, so no TTL to decrement and no ICMP error
+	 * about it if the neighbour fails. */
+	uint8_t own;
+	uint8_t pad[2];
 };
 extern int rt_meta_offset;
 static inline struct rt_meta *
@@ -205,6 +211,14 @@ void rt_ctl_tx(struct router *r, uint16_t port, struct rte_mbuf *m);
 void rt_exception(struct router *r, struct rte_mbuf *m);
 /* Neighbour table callbacks. */
 extern const struct neigh_ops rt_neigh_ops;
+
+/* output.c: send m, an IP packet the router built (Ethernet header
+ * space first, its ethertype set), by the route to its destination; in
+ * is the port of the packet it answers (for IPv6 link-local
+ * destinations). Takes ownership. */
+void rt_output(struct router *r, struct rte_mbuf *m, uint16_t in);
+/* Fill in the Ethernet addresses and transmit on port. */
+void rt_l2_send(struct router *r, struct rte_mbuf *m, uint16_t port, const uint8_t mac[6]);
 
 /* icmp.c */
 void rt_icmp_init(struct router *r);

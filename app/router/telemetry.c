@@ -61,6 +61,7 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_dict_u64(d, rt_punt_names[i], s.punt[i]);
 	rte_tel_data_add_dict_u64(d, "icmp_sent", r->icmp_sent);
 	rte_tel_data_add_dict_u64(d, "icmp_ratelimited", r->icmp_ratelimited);
+	rte_tel_data_add_dict_u64(d, "out_no_route", r->out_no_route);
 	return 0;
 }
 

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Forwarding between two Linux hosts, both families, with neighbours
 # resolved dynamically (ARP, ND); the router's own addresses; TTL and hop
-# limit 1; the unreachable route types; MTU. As the kernel's router.sh and
-# pmtu.sh do it: hosts in namespaces, real ping and traceroute.
+# limit 1; the unreachable route types; MTU; the router's own packets
+# routed back by the table, not to where they came from. As the kernel's
+# router.sh and pmtu.sh do it: hosts in namespaces, real ping and
+# traceroute.
 . "$(dirname "$0")/lib.sh"
 two_hosts
 start_router
@@ -75,6 +77,39 @@ expect_out "port down: nothing gets through" "100% packet loss" \
 check "counted: port_down" test "$(stat drop port_down)" -ge 1
 check "link set port1 up" rc link set port1 up
 check "port up: forwarded again" ns_exec h1 ping -c 1 -W 2 198.51.100.2
+
+echo "the router's own packets take the route back"
+# h1 sends from 10.77.0.2 and 2001:db8:77::2, which the router routes via
+# h2: the errors and replies must go to h2 (which holds the addresses too
+# and counts what it gets), not back to h1 where the packets came from.
+ns_exec h1 ip addr add 10.77.0.2/32 dev h1-r
+ns_exec h2 ip addr add 10.77.0.2/32 dev h2-r
+ns_exec h1 ip -6 addr add 2001:db8:77::2/128 dev h1-r nodad
+ns_exec h2 ip -6 addr add 2001:db8:77::2/128 dev h2-r nodad
+rc route add 10.77.0.0/24 via 198.51.100.2
+rc route add 2001:db8:77::/64 via 2001:db8:2::2
+h2_icmp() { ns_exec h2 nstat -az "$1" | awk -v k="$1" '$1 == k { print $2 }'; }
+no_answer() { ! "$@" 2>&1 | grep -Eq "exceeded|bytes from"; }
+te4=$(h2_icmp IcmpInTimeExcds)
+rep4=$(h2_icmp IcmpInEchoReps)
+te6=$(h2_icmp Icmp6InTimeExcds)
+rc neigh flush dev port1 # the error waits for h2's address to resolve
+check "IPv4 TTL 1 from a source routed via h2: nothing back to h1" \
+	no_answer ns_exec h1 ping -c 1 -W 1 -t 1 -I 10.77.0.2 198.51.100.2
+check "... the time exceeded reached h2" test "$(h2_icmp IcmpInTimeExcds)" -eq $((te4 + 1))
+check "echo reply to a source routed via h2: nothing back to h1" \
+	no_answer ns_exec h1 ping -c 1 -W 1 -I 10.77.0.2 192.0.2.1
+check "... the echo reply reached h2" test "$(h2_icmp IcmpInEchoReps)" -eq $((rep4 + 1))
+check "IPv6 hop limit 1 from a source routed via h2: nothing back to h1" \
+	no_answer ns_exec h1 ping -6 -c 1 -W 1 -t 1 -I 2001:db8:77::2 2001:db8:2::2
+check "... the time exceeded reached h2" test "$(h2_icmp Icmp6InTimeExcds)" -eq $((te6 + 1))
+rc route del 10.77.0.0/24
+lost=$(stat control out_no_route)
+check "no route back: no error sent" \
+	no_answer ns_exec h1 ping -c 1 -W 1 -t 1 -I 10.77.0.2 198.51.100.2
+check "... counted: out_no_route" test "$(stat control out_no_route)" -eq $((lost + 1))
+check "... and h2 got nothing more" test "$(h2_icmp IcmpInTimeExcds)" -eq $((te4 + 1))
+rc route del 2001:db8:77::/64
 
 echo "ICMP errors limited per destination"
 before=$(stat control icmp_ratelimited)

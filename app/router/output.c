@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The router's own IP packets (ICMP errors, echo replies) leave by the
+ * route to their destination, as Linux routes its own output: the rules
+ * (as for a packet from no input port), the table's route, an ECMP
+ * member, the neighbour, resolved first if need be. Sending them back to
+ * the link-layer address the packet they answer came from would be
+ * wrong whenever the path is asymmetric: the previous hop need not be
+ * the way back, or may not forward at all. Control core only.
+ */
+#include <string.h>
+
+#include <rte_ip.h>
+
+#include "router.h"
+
+void
+rt_l2_send(struct router *r, struct rte_mbuf *m, uint16_t port, const uint8_t mac[6])
+{
+	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+	memcpy(&eth->dst_addr, mac, 6);
+	eth->src_addr = r->port[port].mac;
+	rt_ctl_tx(r, port, m);
+}
+
+/* IPv6 link-local destinations are not routed: they are on the link the
+ * packet being answered came in on (RFC 4291 2.5.6). */
+static bool
+link_local6(const uint8_t a[16])
+{
+	return a[0] == 0xfe && (a[1] & 0xc0) == 0x80;
+}
+
+/* The nexthop index the datapath would use for dst: the main table, then
+ * the rules; an ECMP group resolved to a member by the addresses' hash. */
+static uint32_t
+route_nh(struct router *r, const struct rte_mbuf *m, bool v4)
+{
+	const uint8_t *l3 = rte_pktmbuf_mtod_offset(m, const uint8_t *, RTE_ETHER_HDR_LEN);
+	uint32_t nh, hash;
+	if (v4) {
+		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)l3;
+		uint32_t src = rte_be_to_cpu_32(ip->src_addr), dst = rte_be_to_cpu_32(ip->dst_addr);
+		nh = fib_lookup4(r->main, dst);
+		if (fib_rules_active(r->fib, FIB_AF_INET))
+			nh = fib_rule_route4(r->fib, src, dst, FIB_IIF_ANY, ip->type_of_service >> 2,
+					     nh);
+		hash = nh_hash4(src, dst, ip->next_proto_id, 0, 0);
+	} else {
+		const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)l3;
+		uint8_t dscp = (uint8_t)(rte_be_to_cpu_32(ip->vtc_flow) >> 22 & 0x3f);
+		nh = fib_lookup6(r->main, ip->dst_addr);
+		if (fib_rules_active(r->fib, FIB_AF_INET6))
+			nh = fib_rule_route6(r->fib, ip->src_addr, ip->dst_addr, FIB_IIF_ANY, dscp, nh);
+		hash = nh_hash6(ip->src_addr, ip->dst_addr, 0, ip->proto, 0, 0);
+	}
+	const struct nh_dp *view = nh_worker_view(r->nh, 0);
+	if (nh != FIB_NH_NONE && view[nh].type == NH_T_GROUP)
+		nh = nh_group_member(&view[nh], hash);
+	return nh;
+}
+
+/* The neighbour to send m to: @return 0, or -ENETUNREACH when the route
+ * to its destination does not forward (none, blackhole, unreachable,
+ * prohibit, or one of our own addresses). */
+static int
+next_hop(struct router *r, const struct rte_mbuf *m, uint16_t in, struct neigh_key *k)
+{
+	const uint8_t *l3 = rte_pktmbuf_mtod_offset(m, const uint8_t *, RTE_ETHER_HDR_LEN);
+	bool v4 = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *)->ether_type ==
+		  RTE_BE16(RTE_ETHER_TYPE_IPV4);
+	uint8_t family = v4 ? NEIGH_AF_INET : NEIGH_AF_INET6;
+	const uint8_t *dst = v4 ? l3 + offsetof(struct rte_ipv4_hdr, dst_addr)
+				: l3 + offsetof(struct rte_ipv6_hdr, dst_addr);
+	if (!v4 && link_local6(dst)) {
+		*k = neigh_key(in, family, dst);
+		return 0;
+	}
+	uint32_t nh = route_nh(r, m, v4);
+	struct nh_info info;
+	if (nh == FIB_NH_NONE || nh_get(r->nh, nh, &info) != 0)
+		return -ENETUNREACH;
+	switch (info.spec.type) {
+	case NH_T_GATEWAY:
+		*k = neigh_key(info.spec.port, info.spec.family, info.spec.gw);
+		return 0;
+	case NH_T_CONNECTED:
+		*k = neigh_key(info.spec.port, family, dst);
+		return 0;
+	default:
+		return -ENETUNREACH;
+	}
+}
+
+void
+rt_output(struct router *r, struct rte_mbuf *m, uint16_t in)
+{
+	struct neigh_key k;
+	uint8_t mac[6];
+	struct rt_meta *meta = rt_meta(m);
+	*meta = (struct rt_meta){.own = 1};
+	if (next_hop(r, m, in, &k) != 0 || !rt_port_up(r, k.port) ||
+	    rte_pktmbuf_data_len(m) > RTE_ETHER_HDR_LEN + r->port[k.port].mtu) {
+		r->out_no_route++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	int rc = neigh_resolve(r->neigh, &k, m, rt_now_ms(), mac);
+	if (rc == 0) {
+		rt_l2_send(r, m, k.port, mac);
+	} else if (rc != -EAGAIN) { /* -EAGAIN: queued until it resolves */
+		r->neigh_refused++;
+		rte_pktmbuf_free(m);
+	}
+}
