@@ -3,8 +3,12 @@
  * The router's own addresses. `addr add 192.0.2.1/24 dev port0` installs,
  * in the main table, a local route for 192.0.2.1/32 (deliver here) and a
  * connected route for 192.0.2.0/24 through the port's CONNECTED nexthop
- * (resolve the destination itself); `addr del` removes both. IPv6 as
- * Linux: /128 local, the prefix connected with metric 256.
+ * (resolve the destination itself), and for an IPv4 prefix of /30 or
+ * shorter a broadcast route for its broadcast address (x.x.x.255 of a
+ * /24), as Linux's local table holds: packets to it are the router's,
+ * never a host to resolve (a scan of .255 addresses would otherwise send
+ * an ARP request for each). `addr del` removes them. IPv6 as Linux: /128
+ * local, the prefix connected with metric 256.
  */
 #include <errno.h>
 #include <string.h>
@@ -41,6 +45,20 @@ host(const struct fib_prefix *p)
 	struct fib_prefix h = *p;
 	h.len = p->family == FIB_AF_INET ? 32 : 128;
 	return h;
+}
+
+/* The subnet broadcast route of an IPv4 address's prefix; false when the
+ * prefix has none (IPv6, /31 as RFC 3021, /32). */
+static bool
+broadcast_route(const struct fib_prefix *p, struct fib_route *out)
+{
+	if (p->family != FIB_AF_INET || p->len > 30)
+		return false;
+	*out = (struct fib_route){.type = FIB_RT_BROADCAST, .origin = RT_ORIGIN_KERNEL};
+	out->dst.family = FIB_AF_INET;
+	out->dst.len = 32;
+	out->dst.addr.v4 = p->addr.v4 | (p->len ? 0xffffffffu >> p->len : 0xffffffffu);
+	return true;
 }
 
 static int
@@ -91,6 +109,12 @@ rt_addr_add(struct router *r, uint16_t port, const struct fib_prefix *p)
 		nh_unref(r->nh, cnh);
 		return rc;
 	}
+	struct fib_route bcast;
+	if (broadcast_route(p, &bcast)) {
+		/* A failure here (no room) leaves the address working; its
+		 * broadcast address is then resolved like a host. */
+		fib_route_add(r->fib, &bcast);
+	}
 	r->addr[r->nb_addrs].port = port;
 	r->addr[r->nb_addrs++].p = *p;
 	return 0;
@@ -121,10 +145,13 @@ rt_addr_del(struct router *r, uint16_t port, const struct fib_prefix *p)
 		fib_route_del(r->fib, &local, false);
 	}
 	if (!net_used) {
-		struct fib_route conn = {.dst = net, .metric = v4 ? 0 : 256}, got;
+		struct fib_route conn = {.dst = net, .metric = v4 ? 0 : 256}, got, bcast;
 		if (fib_route_get(r->fib, &conn, false, &got) == 0 &&
 		    fib_route_del(r->fib, &conn, false) == 0)
 			nh_unref(r->nh, got.nh);
+		if (broadcast_route(p, &bcast) && fib_route_get(r->fib, &bcast, false, &got) == 0 &&
+		    got.type == FIB_RT_BROADCAST)
+			fib_route_del(r->fib, &bcast, false);
 	}
 	return 0;
 }

@@ -13,8 +13,15 @@
 
 #include "cli.h"
 
-static const char *const type_names[FIB_RT_COUNT] = {"unicast", "local", "blackhole", "unreachable",
-						     "prohibit"};
+static const char *const type_names[FIB_RT_COUNT] = {"unicast",     "local",    "blackhole",
+						     "unreachable", "prohibit", "broadcast"};
+
+/* Routes of Linux's local table: shown with `table local` (or all). */
+static bool
+local_type(uint8_t type)
+{
+	return type == FIB_RT_LOCAL || type == FIB_RT_BROADCAST;
+}
 
 /* One path of a multipath route: `nexthop via ADDR [dev PORT] [weight W]`. */
 struct path {
@@ -372,7 +379,7 @@ show_route(const struct fib_route *rt, void *arg)
 	struct router *r = c->r;
 	if (rt->origin == RT_ORIGIN_NEIGH)
 		return 0; /* the router's own host routes for neighbours */
-	if ((rt->type == FIB_RT_LOCAL) != s->locals)
+	if (local_type(rt->type) != s->locals)
 		return 0;
 	if (s->only != NULL && (s->only->len != rt->dst.len ||
 				memcmp(&s->only->addr, &rt->dst.addr, sizeof(rt->dst.addr)) != 0))
@@ -421,7 +428,7 @@ show_route(const struct fib_route *rt, void *arg)
 			rt_buf_printf(c->out, " proto %s", proto);
 		if (rt->type == FIB_RT_LOCAL)
 			rt_buf_printf(c->out, " scope host");
-		else if (has_nh && nh.spec.type == NH_T_CONNECTED)
+		else if (rt->type == FIB_RT_BROADCAST || (has_nh && nh.spec.type == NH_T_CONNECTED))
 			rt_buf_printf(c->out, " scope link");
 		if (rt->metric)
 			rt_buf_printf(c->out, " metric %u", rt->metric);
@@ -521,11 +528,11 @@ route_get(struct cli *c)
 		if (info.spec.type == NH_T_GATEWAY)
 			cli_fmt_addr(info.spec.family, info.spec.gw, gw, sizeof(gw));
 	}
-	/* The matching route of main, for the prefix shown. */
+	/* The matching route of main: a broadcast one delivers as local. */
 	struct fib_route rt;
-	char p[64] = "";
-	if (fib_route_match(r->fib, FIB_TABLE_MAIN, &dst, &rt) == 0)
-		cli_fmt_prefix(&rt.dst, p, sizeof(p));
+	if (nh == r->nh_local && fib_route_match(r->fib, FIB_TABLE_MAIN, &dst, &rt) == 0 &&
+	    rt.type == FIB_RT_BROADCAST)
+		type = "broadcast";
 	if (c->json) {
 		rt_buf_printf(c->out, "[{\"type\":\"%s\",\"dst\":\"%s\"", type, d);
 		if (gw[0])

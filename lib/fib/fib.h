@@ -41,6 +41,9 @@ enum fib_route_type {
 	FIB_RT_BLACKHOLE,
 	FIB_RT_UNREACHABLE,
 	FIB_RT_PROHIBIT,
+	/* An IPv4 subnet's broadcast address (Linux's "broadcast" routes of
+	 * the local table): for the router itself, never resolved as a host. */
+	FIB_RT_BROADCAST,
 	FIB_RT_COUNT,
 };
 
@@ -77,8 +80,10 @@ struct fib_conf {
 	uint32_t groups4;
 	uint32_t groups6;
 	/* Lookup result installed for routes and rule actions of each
-	 * non-unicast type (local, blackhole, unreachable, prohibit). Each
-	 * must be a valid nexthop index. type_nh[FIB_RT_UNICAST] is unused. */
+	 * non-unicast type (local, blackhole, unreachable, prohibit,
+	 * broadcast). Each must be a valid nexthop index, except that
+	 * broadcast's 0 picks local's (delivered as a local address, before
+	 * any rule). type_nh[FIB_RT_UNICAST] is unused. */
 	uint32_t type_nh[FIB_RT_COUNT];
 	/* Result of a rule whose action is unreachable: Linux answers net
 	 * unreachable there, host unreachable for an unreachable route, so

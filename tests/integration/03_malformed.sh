@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Malformed packets from a host: bad checksum, short IHL, a total length
 # past the frame, TTL 0, a truncated header, a bad IPv6 payload length;
-# IPv4 options; unicast packets in link-layer group frames.
+# IPv4 options; unicast packets in link-layer group frames; subnet
+# broadcast addresses.
 # Each is dropped (or, for TTL 0, answered with time exceeded) and
 # counted by reason, and good traffic keeps flowing.
 . "$(dirname "$0")/lib.sh"
@@ -49,5 +50,21 @@ sleep 0.5
 check "unicast in group frames, both families: 10 dropped" test "$(stat drop link_layer_group)" -eq 10
 check "to the router in a broadcast frame: delivered" \
 	test "$(($(stat punt local) - local_before))" -ge 3
+# Subnet broadcast addresses are the router's (Linux's broadcast routes):
+# delivered, in a broadcast frame or a unicast one, never forwarded and
+# never resolved as a host.
+local_before=$(stat punt local)
+connected_before=$(stat punt resolve_connected)
+fwd_before=$(stat total forwarded)
+send_to ff:ff:ff:ff:ff:ff bcast4 3
+send dbcast4 3
+sleep 0.5
+check "subnet broadcasts, broadcast and unicast frames: 6 delivered" \
+	test "$(($(stat punt local) - local_before))" -ge 6
+check "... none forwarded" test "$(stat total forwarded)" -eq "$fwd_before"
+check "... none resolved as a host" test "$(stat punt resolve_connected)" -eq "$connected_before"
+expect_out "route get: broadcast" "^broadcast 198.51.100.255" rc route get 198.51.100.255
+expect_out "shown in table local" "^broadcast 198.51.100.255 proto kernel scope link" \
+	rc route show table local
 check "forwarding after" ns_exec h1 ping -c 2 -i 0.2 -W 2 198.51.100.2
 done_tests

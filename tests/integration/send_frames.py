@@ -74,6 +74,12 @@ def main():
         frame = eth6 + struct.pack("!IHBB", 6 << 28, len(udp()), 17, 64) + src6 + dst6 + udp()
     elif kind == "local4":
         frame = eth4 + ip4(a, "192.0.2.1", udp())
+    elif kind == "bcast4":
+        # the broadcast address of h1's own subnet
+        frame = eth4 + ip4(a, "192.0.2.255", udp())
+    elif kind == "dbcast4":
+        # a directed broadcast to the subnet of port1
+        frame = eth4 + ip4(a, "198.51.100.255", udp())
     else:
         sys.exit("unknown kind " + kind)
     for _ in range(count):

@@ -190,11 +190,13 @@ static void
 test_types_and_match(void **state)
 {
 	struct fib *f = *state;
+	/* Broadcast's nexthop was left 0 in test_conf: it is local's. */
 	static const uint8_t types[] = {FIB_RT_LOCAL, FIB_RT_BLACKHOLE, FIB_RT_UNREACHABLE,
-					FIB_RT_PROHIBIT};
-	static const uint32_t want[] = {NH_LOCAL, NH_BLACKHOLE, NH_UNREACHABLE, NH_PROHIBIT};
+					FIB_RT_PROHIBIT, FIB_RT_BROADCAST};
+	static const uint32_t want[] = {NH_LOCAL, NH_BLACKHOLE, NH_UNREACHABLE, NH_PROHIBIT,
+					NH_LOCAL};
 	char cidr[32], addr[32];
-	for (unsigned int i = 0; i < 4; i++) {
+	for (unsigned int i = 0; i < 5; i++) {
 		snprintf(cidr, sizeof(cidr), "172.16.%u.0/24", i);
 		struct fib_route r = R(cidr, 0, 0, 0);
 		r.type = types[i];
@@ -210,6 +212,17 @@ test_types_and_match(void **state)
 	assert_int_equal(out.dst.addr.v4, 0xac100200);
 	a = P("172.17.0.1/32");
 	assert_int_equal(fib_route_match(f, 0, &a, &out), -ENOENT);
+	/* A broadcast address inside a connected-like prefix: the /32
+	 * answers for it alone. */
+	struct fib_route net = R("172.16.10.0/24", 5, 0, 0), bc = R("172.16.10.255/32", 0, 0, 0);
+	bc.type = FIB_RT_BROADCAST;
+	assert_int_equal(fib_route_add(f, &net), 0);
+	assert_int_equal(fib_route_add(f, &bc), 0);
+	assert_int_equal(L(f, 0, "172.16.10.255"), NH_LOCAL);
+	assert_int_equal(L(f, 0, "172.16.10.254"), 5);
+	a = P("172.16.10.255/32");
+	assert_int_equal(fib_route_match(f, 0, &a, &out), 0);
+	assert_int_equal(out.type, FIB_RT_BROADCAST);
 }
 
 static void
