@@ -10,6 +10,11 @@
 # beside it as a check.
 #
 #   bench/memif_bench.sh [BUILD_DIR]          (REPS=3 SECONDS_RUN=8)
+#   PROFILE=1 bench/memif_bench.sh [BUILD_DIR]
+#     also samples the forwarder's core (perf, cpu-clock) for 3 seconds of
+#     each scenario's first run and prints where its time went, by
+#     library and by function: the forwarder against the memif and null
+#     drivers. The sampling slows that run a little.
 #
 # Scenarios: testpmd io; l3fwd (LPM) for scale; routerd with l3fwd's two
 # routes; routerd with the full table; IPv4 and IPv6. Each is the median of the one-second
@@ -23,6 +28,8 @@ build=$(realpath "${1:-build}")
 REPS=${REPS:-3}
 SECONDS_RUN=${SECONDS_RUN:-8}
 work=$build/memif-bench
+[ -z "${PROFILE:-}" ] || command -v perf >/dev/null ||
+	{ echo "PROFILE=1 needs perf (apt-get install linux-perf)" >&2; exit 1; }
 mkdir -p "$work"
 # shellcheck source=ring_lib.sh
 . bench/ring_lib.sh
@@ -85,7 +92,17 @@ forwarded() {
 	"$build/app/routerctl" -s "$work/sock" stats | awk '$1 == "total" && $2 == "forwarded" { print $3 }'
 }
 
-# gen TABLE: run the generator; prints the median Mpps it sent. The
+# profile_report NAME: the forwarder core's samples by library, then the
+# forwarder's own functions above 0.5%.
+profile_report() {
+	echo "profile $1 (share of the forwarder core's samples):"
+	perf report -i "$work/perf.data" --no-children --sort dso --stdio 2>/dev/null |
+		awk '/^ +[0-9]/ && $1 + 0 >= 0.5 { printf "  %-8s %s\n", $1, $2 }'
+	perf report -i "$work/perf.data" --no-children --sort sym --stdio 2>/dev/null |
+		awk '/^ +[0-9]/ && $1 + 0 >= 0.5 && $3 !~ /^0x/ { printf "  %-8s   %s\n", $1, $3 }'
+}
+
+# gen TABLE NAME: run the generator; prints the median Mpps it sent. The
 # receiver is stopped before the generator: DPDK 22.11's memif driver
 # can fault in the receiver's RX when the peer disconnects under load
 # (reproduced with testpmd's peer as with routerd; see docs/performance.md),
@@ -99,7 +116,14 @@ gen() {
 		--no-telemetry "--vdev=net_memif0,role=client,socket=$sock,socket-abstract=no" -- --table "$1" \
 		--dmac "$mac" --seconds $((SECONDS_RUN + 30)) >"$work/gen.log" 2>&1 &
 	g=$!
-	sleep "$SECONDS_RUN"
+	if [ -n "${PROFILE:-}" ] && [ "$rep" = 1 ]; then
+		sleep 3
+		perf record -q -e cpu-clock -F 20000 -C 1 -o "$work/perf.data" -- sleep 3 2>/dev/null
+		sleep $((SECONDS_RUN > 6 ? SECONDS_RUN - 6 : 0))
+		profile_report "$2" >&2
+	else
+		sleep "$SECONDS_RUN"
+	fi
 	[ $is_routerd = 1 ] && f1=$(forwarded)
 	stop_rx
 	kill -INT "$g" 2>/dev/null || true
@@ -114,13 +138,13 @@ for rep in $(seq "$REPS"); do
 	echo "repetition $rep of $REPS" >&2
 	for f in 4 6; do
 		start_testpmd
-		res[testpmd_io$f]+="$(gen "$work/full$f") "
+		res[testpmd_io$f]+="$(gen "$work/full$f" testpmd_io$f) "
 		start_l3fwd
-		res[l3fwd_lpm$f]+="$(gen "$work/port1_$f") "
+		res[l3fwd_lpm$f]+="$(gen "$work/port1_$f" l3fwd_lpm$f) "
 		start_routerd "$work/small$f" $f
-		res[routerd_small$f]+="$(gen "$work/small$f") "
+		res[routerd_small$f]+="$(gen "$work/small$f" routerd_small$f) "
 		start_routerd "$work/full$f" $f
-		res[routerd_full$f]+="$(gen "$work/full$f") "
+		res[routerd_full$f]+="$(gen "$work/full$f" routerd_full$f) "
 	done
 done
 declare -A med
