@@ -25,15 +25,21 @@ is_loopback(const uint8_t *a)
 	return memcmp(a, lo, 16) == 0;
 }
 
+static inline bool
+is_link_local(const uint8_t *a)
+{
+	return a[0] == 0xfe && (a[1] & 0xc0) == 0x80;
+}
+
 /* First bytes of addresses that need a closer look (special6), so that
  * one table load per address clears nearly every packet: as a source,
- * 00 (unspecified, loopback) and ff (multicast); as a destination, 00
- * (unspecified), fe (link-local) and ff (multicast). */
+ * 00 (unspecified, loopback), fe (link-local) and ff (multicast); as a
+ * destination, 00 (unspecified), fe (link-local) and ff (multicast). */
 #define A6_SRC 1
 #define A6_DST 2
 static const uint8_t addr6_first[256] = {
 	[0x00] = A6_SRC | A6_DST,
-	[0xfe] = A6_DST,
+	[0xfe] = A6_SRC | A6_DST,
 	[0xff] = A6_SRC | A6_DST,
 };
 
@@ -42,9 +48,14 @@ static const uint8_t addr6_first[256] = {
  * forwarded: multicast, loopback (RFC 4291 2.5.3, 2.7). Link-scope
  * multicast (ND, router discovery) and link-local destinations are for
  * the control core; other multicast is not routed; the unspecified
- * address is neither a source nor a destination to forward. */
+ * address is neither a source nor a destination to forward. A packet
+ * from a link-local source never leaves its link (RFC 4291 2.5.6): to
+ * one of the router's addresses it is delivered, otherwise answered
+ * with destination unreachable, beyond scope of source address, as
+ * Linux's ip6_forward does (one lookup more, for these packets only). */
 static __rte_noinline bool
-special6(struct rt_worker *w, struct rte_mbuf *m, const struct rte_ipv6_hdr *h)
+special6(const struct router *r, struct rt_worker *w, struct rte_mbuf *m,
+	 const struct rte_ipv6_hdr *h)
 {
 	if (h->src_addr[0] == 0xff || is_loopback(h->src_addr)) {
 		dp_drop(w, m, RT_DROP_MARTIAN_SRC);
@@ -57,12 +68,17 @@ special6(struct rt_worker *w, struct rte_mbuf *m, const struct rte_ipv6_hdr *h)
 			dp_drop(w, m, RT_DROP_MULTICAST);
 		return true;
 	}
-	if (h->dst_addr[0] == 0xfe && (h->dst_addr[1] & 0xc0) == 0x80) {
+	if (is_link_local(h->dst_addr)) {
 		dp_punt(w, m, RT_PUNT_LOCAL, 0);
 		return true;
 	}
 	if (is_unspecified(h->src_addr) || is_unspecified(h->dst_addr)) {
 		dp_drop(w, m, RT_DROP_MARTIAN_DST);
+		return true;
+	}
+	if (is_link_local(h->src_addr) &&
+	    w->nh[fib_lookup6(r->main, h->dst_addr)].type != NH_T_LOCAL) {
+		dp_punt(w, m, RT_PUNT_BEYOND_SCOPE, 0);
 		return true;
 	}
 	return false;
@@ -205,7 +221,7 @@ dp6_run(const struct router *r, struct rt_worker *w, uint16_t port, struct rte_m
 			continue;
 		if (unlikely(((addr6_first[h->src_addr[0]] & A6_SRC) |
 			      (addr6_first[h->dst_addr[0]] & A6_DST)) != 0) &&
-		    special6(w, m, h))
+		    special6(r, w, m, h))
 			continue;
 		ok[k] = m;
 		ip[k] = h;

@@ -259,6 +259,9 @@ rt_exception(struct router *r, struct rte_mbuf *m)
 	case RT_PUNT_TTL:
 		rt_icmp_error(r, m, in, v4 ? 11 : 3, 0, 0);
 		return;
+	case RT_PUNT_BEYOND_SCOPE: /* IPv6 only: a link-local source off its link */
+		rt_icmp_error(r, m, in, 1, 2, 0);
+		return;
 	case RT_PUNT_TOO_BIG:
 		rt_icmp_error(r, m, in, v4 ? 3 : 2, v4 ? 4 : 0, r->worker[0].nh[meta->nh].mtu);
 		return;

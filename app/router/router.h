@@ -53,7 +53,8 @@
 	X(UNREACHABLE, "unreachable")                                                              \
 	X(PROHIBIT, "prohibit")                                                                    \
 	X(TTL, "ttl_exceeded")                                                                     \
-	X(TOO_BIG, "too_big")
+	X(TOO_BIG, "too_big")                                                                      \
+	X(BEYOND_SCOPE, "beyond_scope")
 
 #define RT_ENUM(name, str) RT_DROP_##name,
 enum rt_drop { RT_DROP_REASONS(RT_ENUM) RT_DROP_COUNT };

@@ -2,7 +2,7 @@
 # Malformed packets from a host: bad checksum, short IHL, a total length
 # past the frame, TTL 0, a truncated header, a bad IPv6 payload length;
 # IPv4 options; unicast packets in link-layer group frames; subnet
-# broadcast addresses.
+# broadcast addresses; an IPv6 link-local source.
 # Each is dropped (or, for TTL 0, answered with time exceeded) and
 # counted by reason, and good traffic keeps flowing.
 . "$(dirname "$0")/lib.sh"
@@ -66,5 +66,19 @@ check "... none resolved as a host" test "$(stat punt resolve_connected)" -eq "$
 expect_out "route get: broadcast" "^broadcast 198.51.100.255" rc route get 198.51.100.255
 expect_out "shown in table local" "^broadcast 198.51.100.255 proto kernel scope link" \
 	rc route show table local
+# A link-local source never leaves its link (RFC 4291 2.5.6): not
+# forwarded, answered with unreachable, beyond scope (ICMPv6 1/2).
+h1_unreach6() { ns_exec h1 nstat -az Icmp6InDestUnreachs | awk '$1 == "Icmp6InDestUnreachs" { print $2 }'; }
+# (The frames' UDP checksum is 0, which IPv6 refuses: h2 counts each one
+# it gets in Udp6InErrors.)
+h2_udp6() { ns_exec h2 nstat -az Udp6InErrors | awk '$1 == "Udp6InErrors" { print $2 }'; }
+ns_exec h1 ping -6 -c 1 -W 2 2001:db8:2::2 >/dev/null # h2 resolved: this is not about ND
+unreach_before=$(h1_unreach6)
+udp_before=$(h2_udp6)
+send ll_src6 3
+sleep 1
+check "link-local source: 3 not forwarded" test "$(stat punt beyond_scope)" -eq 3
+check "... none reached h2" test "$(h2_udp6)" -eq "$udp_before"
+check "... h1 told: destination unreachable" test "$(h1_unreach6)" -ge $((unreach_before + 1))
 check "forwarding after" ns_exec h1 ping -c 2 -i 0.2 -W 2 198.51.100.2
 done_tests

@@ -34,6 +34,16 @@ def udp(payload=b"x" * 18):
     return struct.pack("!HHHH", 4000, 5000, 8 + len(payload), 0) + payload
 
 
+def link_local(iface):
+    # /proc/net/if_inet6: address, index, prefix length, scope (0x20: link), flags, name
+    with open("/proc/net/if_inet6") as f:
+        for line in f:
+            addr, _, _, scope, _, name = line.split()
+            if name == iface and scope == "20":
+                return bytes.fromhex(addr)
+    sys.exit("no link-local address on " + iface)
+
+
 def main():
     iface, dst, kind = sys.argv[1], bytes.fromhex(sys.argv[2].replace(":", "")), sys.argv[3]
     count = int(sys.argv[4]) if len(sys.argv) > 4 else 1
@@ -74,6 +84,11 @@ def main():
         frame = eth6 + struct.pack("!IHBB", 6 << 28, len(udp()), 17, 64) + src6 + dst6 + udp()
     elif kind == "local4":
         frame = eth4 + ip4(a, "192.0.2.1", udp())
+    elif kind == "ll_src6":
+        # from the interface's own link-local address, to be forwarded
+        src6 = link_local(iface)
+        dst6 = socket.inet_pton(socket.AF_INET6, "2001:db8:2::2")
+        frame = eth6 + struct.pack("!IHBB", 6 << 28, len(udp()), 17, 64) + src6 + dst6 + udp()
     elif kind == "bcast4":
         # the broadcast address of h1's own subnet
         frame = eth4 + ip4(a, "192.0.2.255", udp())
