@@ -114,17 +114,15 @@ dp_l2_group(const uint8_t *frame)
 	return (frame[0] & 1) != 0;
 }
 
-/* The ports at the start of a TCP or UDP header, as numbers: one 32-bit
- * load and one byte swap. (A short packet's missing bytes are read from
- * the mbuf's buffer: they only feed the flow hash.) */
-static inline void
-dp_l4_ports(const uint8_t *l4, uint16_t *sport, uint16_t *dport)
+/* The ports at the start of a TCP or UDP header, as they are, for the
+ * flow hash: one 32-bit load. (A short packet's missing bytes are read
+ * from the mbuf's buffer: they only feed the hash.) */
+static inline uint32_t
+dp_l4_ports(const uint8_t *l4)
 {
 	uint32_t v;
 	memcpy(&v, l4, sizeof(v));
-	v = __builtin_bswap32(v);
-	*sport = (uint16_t)(v >> 16);
-	*dport = (uint16_t)v;
+	return v;
 }
 
 static inline void

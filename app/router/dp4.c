@@ -144,13 +144,12 @@ static inline uint32_t
 flow_hash4(const struct router *r, const struct rte_ipv4_hdr *ip)
 {
 	bool nonfirst = (ip->fragment_offset & RTE_BE16(RTE_IPV4_HDR_OFFSET_MASK)) != 0;
-	uint16_t sport = 0, dport = 0;
+	uint32_t ports = 0;
 	uint8_t proto = ip->next_proto_id;
 	if (!nonfirst && (proto == IPPROTO_TCP || proto == IPPROTO_UDP))
-		dp_l4_ports((const uint8_t *)ip + (ip->version_ihl & 0xf) * 4, &sport, &dport);
-	return nh_flow_hash4((enum nh_hash_policy)r->conf.hash_policy,
-			     rte_be_to_cpu_32(ip->src_addr), rte_be_to_cpu_32(ip->dst_addr), proto,
-			     sport, dport, nonfirst);
+		ports = dp_l4_ports((const uint8_t *)ip + (ip->version_ihl & 0xf) * 4);
+	return nh_flow_hash4((enum nh_hash_policy)r->conf.hash_policy, ip->src_addr, ip->dst_addr,
+			     proto, ports, nonfirst);
 }
 
 /* The packets act4's tests do not clear, in the order of RFC 1812: the

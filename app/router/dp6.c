@@ -125,12 +125,12 @@ validate6_fast(struct rt_worker *w, struct rte_mbuf *m, uint8_t *eth)
 static inline uint32_t
 flow_hash6(const struct router *r, const struct rte_ipv6_hdr *ip)
 {
-	uint16_t sport = 0, dport = 0;
+	uint32_t ports = 0;
 	if (ip->proto == IPPROTO_TCP || ip->proto == IPPROTO_UDP)
-		dp_l4_ports((const uint8_t *)(ip + 1), &sport, &dport);
+		ports = dp_l4_ports((const uint8_t *)(ip + 1));
 	/* A fragment header (44) hides the ports: hash on L3 then. */
 	return nh_flow_hash6((enum nh_hash_policy)r->conf.hash_policy, ip->src_addr, ip->dst_addr,
-			     rte_be_to_cpu_32(ip->vtc_flow) & 0xfffff, ip->proto, sport, dport,
+			     rte_be_to_cpu_32(ip->vtc_flow) & 0xfffff, ip->proto, ports,
 			     ip->proto == IPPROTO_FRAGMENT);
 }
 

@@ -45,7 +45,7 @@ route_nh(struct router *r, const struct rte_mbuf *m, bool v4)
 		if (fib_rules_active(r->fib, FIB_AF_INET))
 			nh = fib_rule_route4(r->fib, src, dst, FIB_IIF_ANY,
 					     ip->type_of_service >> 2, nh);
-		hash = nh_hash4(src, dst, ip->next_proto_id, 0, 0);
+		hash = nh_hash4(ip->src_addr, ip->dst_addr, ip->next_proto_id, 0);
 	} else {
 		const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)l3;
 		uint8_t dscp = (uint8_t)(rte_be_to_cpu_32(ip->vtc_flow) >> 22 & 0x3f);
@@ -53,7 +53,7 @@ route_nh(struct router *r, const struct rte_mbuf *m, bool v4)
 		if (fib_rules_active(r->fib, FIB_AF_INET6))
 			nh = fib_rule_route6(r->fib, ip->src_addr, ip->dst_addr, FIB_IIF_ANY, dscp,
 					     nh);
-		hash = nh_hash6(ip->src_addr, ip->dst_addr, 0, ip->proto, 0, 0);
+		hash = nh_hash6(ip->src_addr, ip->dst_addr, 0, ip->proto, 0);
 	}
 	const struct nh_dp *view = nh_worker_view(r->nh, 0);
 	if (nh != FIB_NH_NONE && view[nh].type == NH_T_GROUP)

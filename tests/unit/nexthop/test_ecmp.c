@@ -49,10 +49,24 @@ teardown_flows(void **state)
 	return 0;
 }
 
+/* The fields as a packet's headers hold them (network order), which is
+ * what the datapath hashes. */
+static uint32_t
+be32(uint32_t v)
+{
+	return __builtin_bswap32(v);
+}
+
+static uint32_t
+ports_of(uint16_t sport, uint16_t dport)
+{
+	return (uint32_t)__builtin_bswap16(dport) << 16 | __builtin_bswap16(sport);
+}
+
 static uint32_t
 hash_of(const struct flow *f)
 {
-	return nh_hash4(f->src, f->dst, f->proto, f->sport, f->dport);
+	return nh_hash4(be32(f->src), be32(f->dst), f->proto, ports_of(f->sport, f->dport));
 }
 
 /* A table with n gateway nexthops at indices 1..n. */
@@ -177,18 +191,22 @@ test_l3_policy_and_errors(void **state)
 	assert_int_equal(d->type, NH_T_GROUP);
 	/* L3: a host pair takes one path whatever its ports; under L4 its
 	 * non-first fragments do too. L4 spreads the ports. */
-	uint32_t first = nh_group_member(
-		d, nh_flow_hash4(NH_HASH_L3, 0x0a000001, 0x0a000002, 17, 1, 1, false));
+	uint32_t first =
+		nh_group_member(d, nh_flow_hash4(NH_HASH_L3, be32(0x0a000001), be32(0x0a000002), 17,
+						 ports_of(1, 1), false));
 	unsigned int l4_members[3] = {0};
 	for (uint16_t p = 0; p < 100; p++) {
-		assert_int_equal(nh_group_member(d, nh_flow_hash4(NH_HASH_L3, 0x0a000001,
-								  0x0a000002, 17, p, 53, false)),
+		assert_int_equal(nh_group_member(d, nh_flow_hash4(NH_HASH_L3, be32(0x0a000001),
+								  be32(0x0a000002), 17,
+								  ports_of(p, 53), false)),
 				 first);
-		assert_int_equal(nh_group_member(d, nh_flow_hash4(NH_HASH_L4, 0x0a000001,
-								  0x0a000002, 17, p, 53, true)),
+		assert_int_equal(nh_group_member(d, nh_flow_hash4(NH_HASH_L4, be32(0x0a000001),
+								  be32(0x0a000002), 17,
+								  ports_of(p, 53), true)),
 				 first);
-		l4_members[nh_group_member(
-			d, nh_flow_hash4(NH_HASH_L4, 0x0a000001, 0x0a000002, 17, p, 53, false))]++;
+		l4_members[nh_group_member(d, nh_flow_hash4(NH_HASH_L4, be32(0x0a000001),
+							    be32(0x0a000002), 17, ports_of(p, 53),
+							    false))]++;
 	}
 	assert_true(l4_members[1] > 20 && l4_members[2] > 20);
 	assert_int_equal(nh_hash_policy(t), NH_HASH_L4);
@@ -209,6 +227,67 @@ test_l3_policy_and_errors(void **state)
 	struct nh_info info;
 	assert_int_equal(nh_get(t, 1, &info), 0);
 	assert_int_equal(info.group_refs, 0);
+	nh_table_free(t);
+}
+
+/* Equal shares for n flows whose hashes come from hash(i), within 5%. */
+static void
+check_spread(const struct nh_dp *d, uint32_t n, uint32_t (*hash)(uint32_t), const char *what)
+{
+	uint32_t count[5] = {0};
+	for (uint32_t i = 0; i < n; i++)
+		count[nh_group_member(d, hash(i))]++;
+	for (unsigned int k = 1; k <= 4; k++) {
+		print_message("%s: member %u %.2f%%\n", what, k, 100.0 * count[k] / n);
+		assert_true(count[k] > n / 4 * 0.95 && count[k] < n / 4 * 1.05);
+	}
+}
+
+static uint32_t
+seq_sport(uint32_t i) /* one host pair, source ports counting up */
+{
+	return nh_hash4(be32(0x0a000001), be32(0xc6336402), 6, ports_of((uint16_t)(1024 + i), 443));
+}
+
+static uint32_t
+seq_src4(uint32_t i) /* the hosts of a /16 to one server port */
+{
+	return nh_hash4(be32(0x0a000000 | i), be32(0xc6336402), 17, ports_of(5000, 53));
+}
+
+static uint32_t
+seq_src6(uint32_t i) /* the hosts of a /64, numbered, to one server port */
+{
+	uint8_t src[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 1}, dst[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 2};
+	src[14] = (uint8_t)(i >> 8);
+	src[15] = (uint8_t)i;
+	dst[15] = 1;
+	return nh_hash6(src, dst, 0, 6, ports_of(40000, 443));
+}
+
+static uint32_t
+seq_sport6(uint32_t i)
+{
+	static const uint8_t src[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 1, [15] = 7},
+			     dst[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 2, [15] = 1};
+	return nh_hash6(src, dst, 0, 17, ports_of((uint16_t)(1024 + i), 53));
+}
+
+/* Real traffic is not random: counting ports and numbered hosts must
+ * spread as evenly as random flows do. */
+static void
+test_structured_flows(void **state)
+{
+	(void)state;
+	struct nh_table *t = make(4);
+	struct nh_member m[4] = {{1, 1}, {2, 1}, {3, 1}, {4, 1}};
+	uint32_t g;
+	assert_int_equal(nh_group_set(t, 7, m, 4, &g), 0);
+	const struct nh_dp *d = &nh_worker_view(t, 0)[g];
+	check_spread(d, 60000, seq_sport, "IPv4 source ports");
+	check_spread(d, 65536, seq_src4, "IPv4 sources in a /16");
+	check_spread(d, 65536, seq_src6, "IPv6 sources in a /64");
+	check_spread(d, 60000, seq_sport6, "IPv6 source ports");
 	nh_table_free(t);
 }
 
@@ -256,6 +335,7 @@ main(void)
 		cmocka_unit_test(test_weighted_shares),
 		cmocka_unit_test(test_resilient_remove_and_add),
 		cmocka_unit_test(test_l3_policy_and_errors),
+		cmocka_unit_test(test_structured_flows),
 		cmocka_unit_test(test_implicit_group_lifecycle),
 	};
 	return cmocka_run_group_tests_name("nexthop_ecmp", tests, setup_flows, teardown_flows);
