@@ -8,7 +8,8 @@
  *
  *   fib_bench [EAL options] -- [--smoke] [--runs N] [--addrs N] [--routes N]
  *
- * Lookups go in bursts of 32, as a worker does. Each peer is measured in
+ * Lookups go in bursts of 32 (DPDK's usual burst; the summary's ratios)
+ * and of 64 (routerd's worker burst; the _b64 keys). Each peer is measured in
  * every lookup implementation it has on this machine (rte_fib's AVX-512
  * one needs --force-max-simd-bitwidth=512), and compared at its fastest.
  */

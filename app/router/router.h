@@ -21,7 +21,17 @@
 
 #define RT_MAX_PORTS 16
 #define RT_MAX_WORKERS 8
-#define RT_BURST 32
+/* Packets a worker takes from a queue at once, and the largest burst the
+ * stages handle. Random destinations miss the caches at the first FIB
+ * level, and everything after the lookup waits for it: the more lookups
+ * a burst issues together, the more misses overlap (a core keeps 16 or
+ * more in flight). 64 against 32, same run (bench/pipeline_bench, full
+ * tables): IPv4 37-39 -> 29-34 cycles a packet, IPv6 61-66 -> 42-43
+ * (docs/performance.md). 128 gained little more and lost on the 4,096-
+ * destination IPv6 set. -DRT_BURST=N overrides it, for such comparisons. */
+#ifndef RT_BURST
+#define RT_BURST 64
+#endif
 #define RT_MAX_ADDRS 256
 
 /* Why a worker dropped a packet. Each has a per-worker counter. */
