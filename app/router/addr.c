@@ -8,7 +8,9 @@
  * /24), as Linux's local table holds: packets to it are the router's,
  * never a host to resolve (a scan of .255 addresses would otherwise send
  * an ARP request for each). `addr del` removes them. IPv6 as Linux: /128
- * local, the prefix connected with metric 256.
+ * local, the prefix connected with metric 256; link-local addresses
+ * (every port gets fe80:: from its MAC at start, as Linux) are recorded
+ * without routes.
  */
 #include <errno.h>
 #include <string.h>
@@ -61,6 +63,21 @@ broadcast_route(const struct fib_prefix *p, struct fib_route *out)
 	return true;
 }
 
+/* IPv6 link-local (fe80::/10): scoped to its link, so it gets no routes
+ * (one table could not hold fe80::/64 on every port, and the datapath
+ * hands link-local destinations to the control core unrouted). */
+static bool
+link_local6(uint8_t family, const uint8_t *a)
+{
+	return family == FIB_AF_INET6 && a[0] == 0xfe && (a[1] & 0xc0) == 0x80;
+}
+
+static bool
+is_link_local(const struct fib_prefix *p)
+{
+	return link_local6(p->family, p->addr.v6);
+}
+
 static int
 find(const struct router *r, uint16_t port, const struct fib_prefix *p)
 {
@@ -79,6 +96,11 @@ rt_addr_add(struct router *r, uint16_t port, const struct fib_prefix *p)
 		return -EEXIST;
 	if (r->nb_addrs == RT_MAX_ADDRS)
 		return -ENOSPC;
+	if (is_link_local(p)) {
+		r->addr[r->nb_addrs].port = port;
+		r->addr[r->nb_addrs++].p = *p;
+		return 0;
+	}
 	bool v4 = p->family == FIB_AF_INET;
 	struct fib_route local = {.dst = host(p),
 				  .type = FIB_RT_LOCAL,
@@ -127,6 +149,8 @@ rt_addr_del(struct router *r, uint16_t port, const struct fib_prefix *p)
 	if (i < 0)
 		return -EADDRNOTAVAIL;
 	r->addr[i] = r->addr[--r->nb_addrs];
+	if (is_link_local(p))
+		return 0;
 	bool v4 = p->family == FIB_AF_INET;
 	struct fib_prefix net = network(p);
 	/* Keep the connected route while another address of the same
@@ -194,22 +218,34 @@ common(uint8_t family, const struct fib_prefix *p, const void *peer)
 	return bits;
 }
 
+/* Our source address for a peer on a port, as RFC 6724 would choose:
+ * one of the peer's scope first (link-local only for link-local peers),
+ * then the longest common prefix; one of the right scope on another port
+ * rather than a link-local one for a peer beyond the link. */
 const struct rt_addr *
 rt_addr_pick(const struct router *r, uint16_t port, uint8_t family, const void *peer)
 {
 	const struct rt_addr *best = NULL;
 	unsigned int best_len = 0;
+	bool best_fit = false, peer_ll = peer != NULL && link_local6(family, peer);
 	for (unsigned int i = 0; i < r->nb_addrs; i++) {
 		const struct rt_addr *a = &r->addr[i];
 		if (a->port != port || a->p.family != family)
 			continue;
+		bool fit = is_link_local(&a->p) == peer_ll;
 		unsigned int l = peer ? common(family, &a->p, peer) : 0;
-		if (best == NULL || l > best_len) {
+		if (best == NULL || fit > best_fit || (fit == best_fit && l > best_len)) {
 			best = a;
 			best_len = l;
+			best_fit = fit;
 		}
 	}
-	if (best == NULL) /* none on the port: any of the family */
+	if (best == NULL || !best_fit) /* none fits on the port: any that does */
+		for (unsigned int i = 0; i < r->nb_addrs; i++)
+			if (r->addr[i].p.family == family &&
+			    is_link_local(&r->addr[i].p) == peer_ll)
+				return &r->addr[i];
+	if (best == NULL) /* none at all on the port: any of the family */
 		for (unsigned int i = 0; i < r->nb_addrs && best == NULL; i++)
 			if (r->addr[i].p.family == family)
 				best = &r->addr[i];

@@ -346,13 +346,17 @@ cmd_addr(struct cli *c)
 				char s[64];
 				cli_fmt_prefix(&h, s, sizeof(s));
 				const char *fam = a->p.family == FIB_AF_INET ? "inet" : "inet6";
+				bool ll = a->p.family == FIB_AF_INET6 && a->p.addr.v6[0] == 0xfe &&
+					  (a->p.addr.v6[1] & 0xc0) == 0x80;
+				const char *scope = ll ? "link" : "global";
 				if (c->json)
 					rt_buf_printf(c->out,
 						      "%s{\"family\":\"%s\",\"local\":\"%s\","
-						      "\"prefixlen\":%u}",
-						      afirst ? "" : ",", fam, s, a->p.len);
+						      "\"prefixlen\":%u,\"scope\":\"%s\"}",
+						      afirst ? "" : ",", fam, s, a->p.len, scope);
 				else
-					rt_buf_printf(c->out, "    %s %s/%u\n", fam, s, a->p.len);
+					rt_buf_printf(c->out, "    %s %s/%u scope %s\n", fam, s,
+						      a->p.len, scope);
 				afirst = false;
 			}
 			if (c->json)

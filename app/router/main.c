@@ -90,6 +90,21 @@ setup_port(struct router *r, uint16_t id)
 	return nh_port_set(r->nh, id, p->mac.addr_bytes, p->mtu);
 }
 
+/* An IPv6 link-local address from the port's MAC (modified EUI-64, RFC
+ * 4291 2.5.1), as Linux gives every interface: hosts and routing
+ * protocols use it as the next hop. */
+static int
+add_link_local(struct router *r, uint16_t id)
+{
+	const uint8_t *m = r->port[id].mac.addr_bytes;
+	struct fib_prefix ll = {.family = FIB_AF_INET6, .len = 64};
+	const uint8_t iid[8] = {m[0] ^ 0x02, m[1], m[2], 0xff, 0xfe, m[3], m[4], m[5]};
+	ll.addr.v6[0] = 0xfe;
+	ll.addr.v6[1] = 0x80;
+	memcpy(&ll.addr.v6[8], iid, 8);
+	return rt_addr_add(r, id, &ll);
+}
+
 static int
 setup_workers(struct router *r)
 {
@@ -258,6 +273,9 @@ main(int argc, char **argv)
 	}
 	if (r.nb_ports == 0)
 		fprintf(stderr, "routerd: no ports (give EAL --vdev or a PCI device)\n");
+	for (uint16_t p = 0; p < r.nb_ports; p++)
+		if ((rc = add_link_local(&r, p)) < 0)
+			return fail("link-local address", rc);
 	r.nh_used_seen = calloc(NH_INDEX_MAX + 1, sizeof(uint32_t));
 	if (r.nh_used_seen == NULL)
 		return fail("nexthop use counters", -ENOMEM);

@@ -245,8 +245,10 @@ int rt_addr_add(struct router *r, uint16_t port, const struct fib_prefix *p);
 int rt_addr_del(struct router *r, uint16_t port, const struct fib_prefix *p);
 /* Is a (family, address) ours on any port? addr in network order. */
 bool rt_addr_is_local(const struct router *r, uint8_t family, const void *addr);
-/* Our address of `family` on port, best matching peer (network order;
- * may be NULL); any port's if the port has none. */
+/* Our address of `family` on port for peer (network order; may be
+ * NULL): of the peer's scope (IPv6 link-local only for link-local
+ * peers), the longest match; another port's of the right scope before a
+ * link-local one for a peer beyond the link; any if the port has none. */
 const struct rt_addr *rt_addr_pick(const struct router *r, uint16_t port, uint8_t family,
 				   const void *peer);
 

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Forwarding between two Linux hosts, both families, with neighbours
-# resolved dynamically (ARP, ND); the router's own addresses; TTL and hop
-# limit 1; the unreachable route types; MTU; the router's own packets
-# routed back by the table, not to where they came from. As the kernel's
-# router.sh and pmtu.sh do it: hosts in namespaces, real ping and
-# traceroute.
+# resolved dynamically (ARP, ND); the router's own addresses (IPv6
+# link-local ones too); TTL and hop limit 1; the unreachable route types;
+# MTU; the router's own packets routed back by the table, not to where
+# they came from. As the kernel's router.sh and pmtu.sh do it: hosts in
+# namespaces, real ping and traceroute.
 . "$(dirname "$0")/lib.sh"
 two_hosts
 start_router
@@ -26,6 +26,15 @@ echo "the router's own addresses"
 check "ping 192.0.2.1" ns_exec h1 ping -c 2 -i 0.2 -W 2 192.0.2.1
 check "ping 198.51.100.1 across" ns_exec h1 ping -c 2 -i 0.2 -W 2 198.51.100.1
 check "ping 2001:db8:1::1" ns_exec h1 ping -6 -c 2 -i 0.2 -W 2 2001:db8:1::1
+
+echo "the router's IPv6 link-local addresses"
+expect_out "every port has one, from its MAC" "inet6 fe80::[0-9a-f:]+/64 scope link" rc addr show dev port1
+ll=$(rc -j addr show dev port1 | grep -o '"local":"fe80[^"]*"' | cut -d'"' -f4)
+check "ping it ($ll)" ns_exec h2 ping -6 -c 1 -W 2 "$ll%h2-r"
+ns_exec h2 ip -6 route add 2001:db8:1::2/128 via "$ll" dev h2-r
+check "h2 -> h1 with the router's link-local address as next hop" \
+	ns_exec h2 ping -6 -c 2 -i 0.2 -W 2 2001:db8:1::2
+ns_exec h2 ip -6 route del 2001:db8:1::2/128 via "$ll" dev h2-r
 
 echo "TTL and hop limit"
 expect_out "IPv4 TTL 1: time exceeded from 192.0.2.1" "From 192.0.2.1 .*Time to live exceeded" \
