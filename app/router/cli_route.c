@@ -23,6 +23,24 @@ local_type(uint8_t type)
 	return type == FIB_RT_LOCAL || type == FIB_RT_BROADCAST;
 }
 
+/* An input port for rules and route get: a port, or `lo` for the router's
+ * own packets (Linux's loopback). */
+static int
+parse_iif(struct cli *c, const char *s, uint16_t *iif)
+{
+	if (s != NULL && strcmp(s, "lo") == 0) {
+		*iif = FIB_IIF_LOCAL;
+		return 0;
+	}
+	return cli_parse_port(c, s, iif);
+}
+
+static const char *
+iif_name(const struct router *r, uint16_t iif)
+{
+	return iif == FIB_IIF_LOCAL ? "lo" : r->port[iif].name;
+}
+
 /* One path of a multipath route: `nexthop via ADDR [dev PORT] [weight W]`. */
 struct path {
 	struct fib_prefix via;
@@ -478,20 +496,22 @@ route_show(struct cli *c)
 	return 0;
 }
 
-/* route get ADDR [from ADDR] [iif PORT]: what the datapath would do. */
+/* route get ADDR [from ADDR] [iif PORT|lo]: what the datapath would do
+ * with a packet from PORT, or without iif, as Linux, with one the router
+ * sends itself. */
 static int
 route_get(struct cli *c)
 {
 	struct router *r = c->r;
 	struct fib_prefix dst, src = {0};
-	uint16_t iif = FIB_IIF_ANY;
+	uint16_t iif = FIB_IIF_LOCAL;
 	int rc = cli_parse_addr(c, "route get", cli_next(c), c->family, &dst);
 	const char *w;
 	while (rc == 0 && (w = cli_next(c)) != NULL) {
 		if (strcmp(w, "from") == 0)
 			rc = cli_parse_addr(c, "route get", cli_next(c), dst.family, &src);
 		else if (strcmp(w, "iif") == 0)
-			rc = cli_parse_port(c, cli_next(c), &iif);
+			rc = parse_iif(c, cli_next(c), &iif);
 		else
 			rc = cli_fail(c, EINVAL, "route get: unknown argument '%s'", w);
 	}
@@ -596,7 +616,7 @@ parse_rule(struct cli *c, const char *what, struct fib_rule *ru, bool *has_prio)
 			if (rc == 0 && p->len > 0)
 				ru->family = p->family;
 		} else if (strcmp(w, "iif") == 0) {
-			rc = cli_parse_port(c, cli_next(c), &ru->iif);
+			rc = parse_iif(c, cli_next(c), &ru->iif);
 		} else if (strcmp(w, "dscp") == 0) {
 			rc = cli_parse_u32(c, "dscp", cli_next(c), 63, &v);
 			ru->dscp = (uint8_t)v;
@@ -690,7 +710,7 @@ show_rule(const struct fib_rule *ru, void *arg)
 		if (dst[0])
 			rt_buf_printf(c->out, ",\"dst\":\"%s\"", dst);
 		if (ru->iif != FIB_IIF_ANY)
-			rt_buf_printf(c->out, ",\"iif\":\"%s\"", c->r->port[ru->iif].name);
+			rt_buf_printf(c->out, ",\"iif\":\"%s\"", iif_name(c->r, ru->iif));
 		if (ru->dscp != FIB_DSCP_ANY)
 			rt_buf_printf(c->out, ",\"dscp\":%u", ru->dscp);
 		if (ru->action == FIB_RULE_TABLE)
@@ -702,7 +722,7 @@ show_rule(const struct fib_rule *ru, void *arg)
 		if (dst[0])
 			rt_buf_printf(c->out, " to %s", dst);
 		if (ru->iif != FIB_IIF_ANY)
-			rt_buf_printf(c->out, " iif %s", c->r->port[ru->iif].name);
+			rt_buf_printf(c->out, " iif %s", iif_name(c->r, ru->iif));
 		if (ru->dscp != FIB_DSCP_ANY)
 			rt_buf_printf(c->out, " dscp %u", ru->dscp);
 		if (ru->action == FIB_RULE_TABLE)

@@ -2,7 +2,7 @@
 /*
  * The router's own IP packets (ICMP errors, echo replies) leave by the
  * route to their destination, as Linux routes its own output: the rules
- * (as for a packet from no input port), the table's route, an ECMP
+ * (with `iif lo`, FIB_IIF_LOCAL), the table's route, an ECMP
  * member, the neighbour, resolved first if need be. Sending them back to
  * the link-layer address the packet they answer came from would be
  * wrong whenever the path is asymmetric: the previous hop need not be
@@ -43,7 +43,7 @@ route_nh(struct router *r, const struct rte_mbuf *m, bool v4)
 		uint32_t src = rte_be_to_cpu_32(ip->src_addr), dst = rte_be_to_cpu_32(ip->dst_addr);
 		nh = fib_lookup4(r->main, dst);
 		if (fib_rules_active(r->fib, FIB_AF_INET))
-			nh = fib_rule_route4(r->fib, src, dst, FIB_IIF_ANY,
+			nh = fib_rule_route4(r->fib, src, dst, FIB_IIF_LOCAL,
 					     ip->type_of_service >> 2, nh);
 		hash = nh_hash4(ip->src_addr, ip->dst_addr, ip->next_proto_id, 0);
 	} else {
@@ -51,8 +51,8 @@ route_nh(struct router *r, const struct rte_mbuf *m, bool v4)
 		uint8_t dscp = (uint8_t)(rte_be_to_cpu_32(ip->vtc_flow) >> 22 & 0x3f);
 		nh = fib_lookup6(r->main, ip->dst_addr);
 		if (fib_rules_active(r->fib, FIB_AF_INET6))
-			nh = fib_rule_route6(r->fib, ip->src_addr, ip->dst_addr, FIB_IIF_ANY, dscp,
-					     nh);
+			nh = fib_rule_route6(r->fib, ip->src_addr, ip->dst_addr, FIB_IIF_LOCAL,
+					     dscp, nh);
 		hash = nh_hash6(ip->src_addr, ip->dst_addr, 0, ip->proto, 0);
 	}
 	const struct nh_dp *view = nh_worker_view(r->nh, 0);

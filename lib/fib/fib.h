@@ -204,6 +204,9 @@ enum fib_rule_action {
 };
 
 #define FIB_IIF_ANY 0xffffu
+/* The input "port" of the router's own packets, as Linux's `iif lo`: a
+ * rule with it matches only lookups made with it. */
+#define FIB_IIF_LOCAL 0xfffeu
 #define FIB_DSCP_ANY 0xffu
 #define FIB_RULE_PRIO_MAIN 32766u
 

@@ -118,6 +118,21 @@ check "no route back: no error sent" \
 	no_answer ns_exec h1 ping -c 1 -W 1 -t 1 -I 10.77.0.2 198.51.100.2
 check "... counted: out_no_route" test "$(stat control out_no_route)" -eq $((lost + 1))
 check "... and h2 got nothing more" test "$(h2_icmp IcmpInTimeExcds)" -eq $((te4 + 1))
+# A rule with iif lo routes the router's own packets alone (Linux's
+# loopback): the error finds its way back through table 100, while
+# packets from h1 to 10.77.0.2 still have no route.
+rc rule add iif lo table 100
+rc route add 10.77.0.0/24 via 198.51.100.2 table 100
+expect_out "rule iif lo shown" "from all iif lo lookup 100" rc rule show
+expect_out "route get: the router's own packet takes it" "^10.77.0.2 via 198.51.100.2 dev port1" \
+	rc route get 10.77.0.2
+expect_out "route get iif port0: a forwarded one does not" "Network is unreachable" \
+	rc route get 10.77.0.2 iif port0
+check "iif lo: the time exceeded reached h2 through table 100" \
+	no_answer ns_exec h1 ping -c 1 -W 1 -t 1 -I 10.77.0.2 198.51.100.2
+check "... counted there" test "$(h2_icmp IcmpInTimeExcds)" -eq $((te4 + 2))
+rc rule del iif lo table 100
+rc route del 10.77.0.0/24 table 100
 rc route del 2001:db8:77::/64
 
 echo "ICMP errors limited per destination"

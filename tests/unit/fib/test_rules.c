@@ -120,6 +120,16 @@ test_actions_and_selectors(void **state)
 	assert_int_equal(route4(f, "1.1.1.1", "198.51.100.9", 2, 0), 11);
 	assert_int_equal(route4(f, "172.20.0.1", "192.0.2.5", 2, 0), NH_PROHIBIT);
 	assert_int_equal(route4(f, "172.32.0.1", "192.0.2.5", 2, 0), 10);
+	/* iif lo: the router's own packets only; they match no port's rule,
+	 * and a port's packets do not match it. */
+	struct fib_rule lo = rule4(40, NULL, NULL, FIB_RULE_PROHIBIT, 0);
+	lo.iif = FIB_IIF_LOCAL;
+	assert_int_equal(fib_rule_add(f, &lo), 0);
+	assert_int_equal(route4(f, "1.1.1.1", "192.0.2.5", FIB_IIF_LOCAL, 0), NH_PROHIBIT);
+	assert_int_equal(route4(f, "1.1.1.1", "192.0.2.5", 2, 0), 10);
+	assert_int_equal(route4(f, "1.1.1.1", "192.0.2.5", 3, 0), NH_BLACKHOLE);
+	assert_int_equal(fib_rule_del(f, &lo), 0);
+	assert_int_equal(route4(f, "1.1.1.1", "192.0.2.5", FIB_IIF_LOCAL, 0), 10);
 
 	struct fib_rule bad = rule4(1, NULL, NULL, FIB_RULE_TABLE, 0);
 	bad.dscp = 64;
