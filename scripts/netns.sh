@@ -116,4 +116,7 @@ ns_cleanup() {
 		case $n in "$NS_PREFIX"-*) ip netns del "$n" 2>/dev/null || true ;; esac
 	done
 	RT_PORTS=()
+	# DPDK leaves a primary's hugepage files behind (for secondaries):
+	# without this, every demo run kept its 512 MiB of hugepages.
+	rm -f /dev/hugepages/"$NS_PREFIX"map_* 2>/dev/null || true
 }

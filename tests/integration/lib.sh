@@ -16,8 +16,6 @@ CHECKS=0
 finish() {
 	ns_cleanup
 	rm -rf "$WORK"
-	# DPDK leaves a primary's hugepage files behind for secondaries.
-	rm -f /dev/hugepages/"$NS_PREFIX"map_* 2>/dev/null || true
 }
 trap finish EXIT
 ns_cleanup # what an interrupted earlier run may have left
