@@ -35,6 +35,14 @@ ns_exec h2 ip -6 route add 2001:db8:1::2/128 via "$ll" dev h2-r
 check "h2 -> h1 with the router's link-local address as next hop" \
 	ns_exec h2 ping -6 -c 2 -i 0.2 -W 2 2001:db8:1::2
 ns_exec h2 ip -6 route del 2001:db8:1::2/128 via "$ll" dev h2-r
+# A source beyond the link gets an error from a global address, never a
+# link-local one (RFC 6724's scope rule), even where the link-local one
+# shares more leading bits (fd00:: and fe80:: share six).
+ns_exec h1 ip -6 addr add fd00::2/128 dev h1-r nodad
+rc route add fd00::/64 via 2001:db8:1::2
+expect_out "ICMPv6 error to a ULA source: from the global address" "From 2001:db8:1::1 .*Time exceeded" \
+	ns_exec h1 ping -6 -c 1 -W 2 -t 1 -I fd00::2 2001:db8:2::2
+rc route del fd00::/64
 
 echo "TTL and hop limit"
 expect_out "IPv4 TTL 1: time exceeded from 192.0.2.1" "From 192.0.2.1 .*Time to live exceeded" \
