@@ -63,21 +63,6 @@ broadcast_route(const struct fib_prefix *p, struct fib_route *out)
 	return true;
 }
 
-/* IPv6 link-local (fe80::/10): scoped to its link, so it gets no routes
- * (one table could not hold fe80::/64 on every port, and the datapath
- * hands link-local destinations to the control core unrouted). */
-static bool
-link_local6(uint8_t family, const uint8_t *a)
-{
-	return family == FIB_AF_INET6 && a[0] == 0xfe && (a[1] & 0xc0) == 0x80;
-}
-
-static bool
-is_link_local(const struct fib_prefix *p)
-{
-	return link_local6(p->family, p->addr.v6);
-}
-
 static int
 find(const struct router *r, uint16_t port, const struct fib_prefix *p)
 {
@@ -96,7 +81,10 @@ rt_addr_add(struct router *r, uint16_t port, const struct fib_prefix *p)
 		return -EEXIST;
 	if (r->nb_addrs == RT_MAX_ADDRS)
 		return -ENOSPC;
-	if (is_link_local(p)) {
+	if (rt_prefix_link_local(p)) {
+		/* No routes: one table could not hold fe80::/64 on every
+		 * port, and the datapath hands link-local destinations to
+		 * the control core unrouted. */
 		r->addr[r->nb_addrs].port = port;
 		r->addr[r->nb_addrs++].p = *p;
 		return 0;
@@ -149,7 +137,7 @@ rt_addr_del(struct router *r, uint16_t port, const struct fib_prefix *p)
 	if (i < 0)
 		return -EADDRNOTAVAIL;
 	r->addr[i] = r->addr[--r->nb_addrs];
-	if (is_link_local(p))
+	if (rt_prefix_link_local(p))
 		return 0;
 	bool v4 = p->family == FIB_AF_INET;
 	struct fib_prefix net = network(p);
@@ -227,12 +215,13 @@ rt_addr_pick(const struct router *r, uint16_t port, uint8_t family, const void *
 {
 	const struct rt_addr *best = NULL;
 	unsigned int best_len = 0;
-	bool best_fit = false, peer_ll = peer != NULL && link_local6(family, peer);
+	bool best_fit = false,
+	     peer_ll = peer != NULL && family == FIB_AF_INET6 && rt_ip6_link_local(peer);
 	for (unsigned int i = 0; i < r->nb_addrs; i++) {
 		const struct rt_addr *a = &r->addr[i];
 		if (a->port != port || a->p.family != family)
 			continue;
-		bool fit = is_link_local(&a->p) == peer_ll;
+		bool fit = rt_prefix_link_local(&a->p) == peer_ll;
 		unsigned int l = peer ? common(family, &a->p, peer) : 0;
 		if (best == NULL || fit > best_fit || (fit == best_fit && l > best_len)) {
 			best = a;
@@ -243,7 +232,7 @@ rt_addr_pick(const struct router *r, uint16_t port, uint8_t family, const void *
 	if (best == NULL || !best_fit) /* none fits on the port: any that does */
 		for (unsigned int i = 0; i < r->nb_addrs; i++)
 			if (r->addr[i].p.family == family &&
-			    is_link_local(&r->addr[i].p) == peer_ll)
+			    rt_prefix_link_local(&r->addr[i].p) == peer_ll)
 				return &r->addr[i];
 	if (best == NULL) /* none at all on the port: any of the family */
 		for (unsigned int i = 0; i < r->nb_addrs && best == NULL; i++)

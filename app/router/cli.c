@@ -346,9 +346,7 @@ cmd_addr(struct cli *c)
 				char s[64];
 				cli_fmt_prefix(&h, s, sizeof(s));
 				const char *fam = a->p.family == FIB_AF_INET ? "inet" : "inet6";
-				bool ll = a->p.family == FIB_AF_INET6 && a->p.addr.v6[0] == 0xfe &&
-					  (a->p.addr.v6[1] & 0xc0) == 0x80;
-				const char *scope = ll ? "link" : "global";
+				const char *scope = rt_prefix_link_local(&a->p) ? "link" : "global";
 				if (c->json)
 					rt_buf_printf(c->out,
 						      "%s{\"family\":\"%s\",\"local\":\"%s\","

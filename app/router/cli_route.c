@@ -147,8 +147,7 @@ parse_route(struct cli *c, const char *what, struct route_args *a, bool need_pre
 static bool
 on_link(const struct router *r, uint16_t port, const struct fib_prefix *addr)
 {
-	if (addr->family == FIB_AF_INET6 && addr->addr.v6[0] == 0xfe &&
-	    (addr->addr.v6[1] & 0xc0) == 0x80)
+	if (rt_prefix_link_local(addr))
 		return true;
 	for (unsigned int i = 0; i < r->nb_addrs; i++) {
 		const struct rt_addr *a = &r->addr[i];
@@ -188,9 +187,7 @@ gateway_nexthop(struct cli *c, const char *what, const struct fib_prefix *via, b
 	}
 	if (rt_addr_is_local(r, via->family, gw))
 		return cli_fail(c, EINVAL, "%s: gateway is a local address", what);
-	bool link_local = via->family == FIB_AF_INET6 && via->addr.v6[0] == 0xfe &&
-			  (via->addr.v6[1] & 0xc0) == 0x80;
-	if (!has_dev && link_local)
+	if (!has_dev && rt_prefix_link_local(via))
 		return cli_fail(c, EINVAL, "%s: a link-local gateway needs 'dev PORT'", what);
 	if (!has_dev) {
 		for (uint16_t p = 0; p < r->nb_ports && !has_dev; p++)
@@ -518,15 +515,10 @@ route_get(struct cli *c)
 	if (rc < 0)
 		return rc;
 	uint32_t nh;
-	if (dst.family == FIB_AF_INET) {
-		nh = fib_lookup4(r->main, dst.addr.v4);
-		if (fib_rules_active(r->fib, FIB_AF_INET))
-			nh = fib_rule_route4(r->fib, src.addr.v4, dst.addr.v4, iif, 0, nh);
-	} else {
-		nh = fib_lookup6(r->main, dst.addr.v6);
-		if (fib_rules_active(r->fib, FIB_AF_INET6))
-			nh = fib_rule_route6(r->fib, src.addr.v6, dst.addr.v6, iif, 0, nh);
-	}
+	if (dst.family == FIB_AF_INET)
+		nh = rt_route4(r, src.addr.v4, dst.addr.v4, iif, 0);
+	else
+		nh = rt_route6(r, src.addr.v6, dst.addr.v6, iif, 0);
 	char d[64], gw[64] = "";
 	cli_fmt_prefix(&dst, d, sizeof(d));
 	if (nh == FIB_NH_NONE)

@@ -25,12 +25,6 @@ is_loopback(const uint8_t *a)
 	return memcmp(a, lo, 16) == 0;
 }
 
-static inline bool
-is_link_local(const uint8_t *a)
-{
-	return a[0] == 0xfe && (a[1] & 0xc0) == 0x80;
-}
-
 /* First bytes of addresses that need a closer look (special6), so that
  * one table load per address clears nearly every packet: as a source,
  * 00 (unspecified, loopback), fe (link-local) and ff (multicast); as a
@@ -68,7 +62,7 @@ special6(const struct router *r, struct rt_worker *w, struct rte_mbuf *m,
 			dp_drop(w, m, RT_DROP_MULTICAST);
 		return true;
 	}
-	if (is_link_local(h->dst_addr)) {
+	if (rt_ip6_link_local(h->dst_addr)) {
 		dp_punt(w, m, RT_PUNT_LOCAL, 0);
 		return true;
 	}
@@ -76,7 +70,7 @@ special6(const struct router *r, struct rt_worker *w, struct rte_mbuf *m,
 		dp_drop(w, m, RT_DROP_MARTIAN_DST);
 		return true;
 	}
-	if (is_link_local(h->src_addr) &&
+	if (rt_ip6_link_local(h->src_addr) &&
 	    w->nh[fib_lookup6(r->main, h->dst_addr)].type != NH_T_LOCAL) {
 		dp_punt(w, m, RT_PUNT_BEYOND_SCOPE, 0);
 		return true;

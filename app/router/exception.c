@@ -27,14 +27,12 @@ static void
 tx_resolved(struct router *r, struct rte_mbuf *m, uint16_t port, const uint8_t mac[6])
 {
 	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
-	if (rt_meta(m)->own) {
-		/* the router's own (rt_output): nothing to decrement */
-	} else if (is_v4(m)) {
+	if (!rt_meta(m)->own && is_v4(m)) {
 		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + 1);
 		ip->time_to_live--;
 		ip->hdr_checksum = 0;
 		ip->hdr_checksum = rte_ipv4_cksum(ip);
-	} else {
+	} else if (!rt_meta(m)->own) {
 		((struct rte_ipv6_hdr *)(eth + 1))->hop_limits--;
 	}
 	rt_l2_send(r, m, port, mac);

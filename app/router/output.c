@@ -23,14 +23,6 @@ rt_l2_send(struct router *r, struct rte_mbuf *m, uint16_t port, const uint8_t ma
 	rt_ctl_tx(r, port, m);
 }
 
-/* IPv6 link-local destinations are not routed: they are on the link the
- * packet being answered came in on (RFC 4291 2.5.6). */
-static bool
-link_local6(const uint8_t a[16])
-{
-	return a[0] == 0xfe && (a[1] & 0xc0) == 0x80;
-}
-
 /* The nexthop index the datapath would use for dst: the main table, then
  * the rules; an ECMP group resolved to a member by the addresses' hash. */
 static uint32_t
@@ -40,19 +32,13 @@ route_nh(struct router *r, const struct rte_mbuf *m, bool v4)
 	uint32_t nh, hash;
 	if (v4) {
 		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)l3;
-		uint32_t src = rte_be_to_cpu_32(ip->src_addr), dst = rte_be_to_cpu_32(ip->dst_addr);
-		nh = fib_lookup4(r->main, dst);
-		if (fib_rules_active(r->fib, FIB_AF_INET))
-			nh = fib_rule_route4(r->fib, src, dst, FIB_IIF_LOCAL,
-					     ip->type_of_service >> 2, nh);
+		nh = rt_route4(r, rte_be_to_cpu_32(ip->src_addr), rte_be_to_cpu_32(ip->dst_addr),
+			       FIB_IIF_LOCAL, ip->type_of_service >> 2);
 		hash = nh_hash4(ip->src_addr, ip->dst_addr, ip->next_proto_id, 0);
 	} else {
 		const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)l3;
 		uint8_t dscp = (uint8_t)(rte_be_to_cpu_32(ip->vtc_flow) >> 22 & 0x3f);
-		nh = fib_lookup6(r->main, ip->dst_addr);
-		if (fib_rules_active(r->fib, FIB_AF_INET6))
-			nh = fib_rule_route6(r->fib, ip->src_addr, ip->dst_addr, FIB_IIF_LOCAL,
-					     dscp, nh);
+		nh = rt_route6(r, ip->src_addr, ip->dst_addr, FIB_IIF_LOCAL, dscp);
 		hash = nh_hash6(ip->src_addr, ip->dst_addr, 0, ip->proto, 0);
 	}
 	const struct nh_dp *view = nh_worker_view(r->nh, 0);
@@ -73,7 +59,7 @@ next_hop(struct router *r, const struct rte_mbuf *m, uint16_t in, struct neigh_k
 	uint8_t family = v4 ? NEIGH_AF_INET : NEIGH_AF_INET6;
 	const uint8_t *dst = v4 ? l3 + offsetof(struct rte_ipv4_hdr, dst_addr)
 				: l3 + offsetof(struct rte_ipv6_hdr, dst_addr);
-	if (!v4 && link_local6(dst)) {
+	if (!v4 && rt_ip6_link_local(dst)) { /* on the link the answered packet came in on */
 		*k = neigh_key(in, family, dst);
 		return 0;
 	}

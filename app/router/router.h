@@ -172,6 +172,21 @@ struct router {
 	volatile int quit;
 };
 
+/* An IPv6 link-local address (fe80::/10, RFC 4291 2.5.6), in network
+ * order: scoped to its link, never routed. */
+static inline bool
+rt_ip6_link_local(const uint8_t a[16])
+{
+	return a[0] == 0xfe && (a[1] & 0xc0) == 0x80;
+}
+
+/* The same for a prefix of either family. */
+static inline bool
+rt_prefix_link_local(const struct fib_prefix *p)
+{
+	return p->family == FIB_AF_INET6 && rt_ip6_link_local(p->addr.v6);
+}
+
 static inline bool
 rt_port_up(const struct router *r, uint16_t port)
 {
@@ -206,6 +221,29 @@ static inline uint64_t
 rt_now_ms(void)
 {
 	return rte_get_tsc_cycles() / (rte_get_tsc_hz() / 1000);
+}
+
+/* The nexthop (or group) index the workers would choose for a packet
+ * from src to dst received on iif (FIB_IIF_LOCAL: the router's own), with
+ * DSCP dscp: the main table, then the rules when there are any. IPv4 in
+ * host order, IPv6 in network order. Control core. */
+static inline uint32_t
+rt_route4(const struct router *r, uint32_t src, uint32_t dst, uint16_t iif, uint8_t dscp)
+{
+	uint32_t nh = fib_lookup4(r->main, dst);
+	return fib_rules_active(r->fib, FIB_AF_INET)
+		       ? fib_rule_route4(r->fib, src, dst, iif, dscp, nh)
+		       : nh;
+}
+
+static inline uint32_t
+rt_route6(const struct router *r, const uint8_t src[16], const uint8_t dst[16], uint16_t iif,
+	  uint8_t dscp)
+{
+	uint32_t nh = fib_lookup6(r->main, dst);
+	return fib_rules_active(r->fib, FIB_AF_INET6)
+		       ? fib_rule_route6(r->fib, src, dst, iif, dscp, nh)
+		       : nh;
 }
 
 /* worker.c */

@@ -237,17 +237,6 @@ nh_group_member(const struct nh_dp *g, uint32_t hash)
 	return b->member[((uint64_t)hash * b->n) >> 32];
 }
 
-/* One 64-bit multiply-xorshift mix, so every input bit reaches the high
- * bits: the control side's hash tables. */
-static inline uint32_t
-nh_mix(uint64_t a, uint64_t b)
-{
-	uint64_t h = (a ^ (b * 0x9e3779b97f4a7c15ull)) * 0xbf58476d1ce4e5b9ull;
-	h ^= h >> 31;
-	h *= 0x94d049bb133111ebull;
-	return (uint32_t)(h >> 32);
-}
-
 /*
  * Flow hashes of a packet's fields as they sit in its headers (network
  * order: the hash looks at bits, not numbers, and every caller passes the

@@ -8,6 +8,17 @@
 #include "defer.h"
 #include "nexthop.h"
 
+/* One 64-bit multiply-xorshift mix, so every input bit reaches the high
+ * bits: the id and gateway hash tables of nexthop.c. */
+static inline uint32_t
+nh_mix(uint64_t a, uint64_t b)
+{
+	uint64_t h = (a ^ (b * 0x9e3779b97f4a7c15ull)) * 0xbf58476d1ce4e5b9ull;
+	h ^= h >> 31;
+	h *= 0x94d049bb133111ebull;
+	return (uint32_t)(h >> 32);
+}
+
 /* The control core's record of one index. Writer only. */
 struct nh_obj {
 	struct nh_spec spec; /* spec.type is NH_T_GROUP for groups */
