@@ -440,6 +440,12 @@ cmd_stats(struct cli *c)
 		stat_line(c, &first, "worker", name, ws->rx);
 		snprintf(name, sizeof(name), "worker%u.forwarded", w);
 		stat_line(c, &first, "worker", name, ws->fwd);
+		snprintf(name, sizeof(name), "worker%u.rounds", w);
+		stat_line(c, &first, "worker", name, ws->rounds);
+		snprintf(name, sizeof(name), "worker%u.busy_rounds", w);
+		stat_line(c, &first, "worker", name, ws->busy_rounds);
+		snprintf(name, sizeof(name), "worker%u.busy_cycles", w);
+		stat_line(c, &first, "worker", name, ws->busy_cycles);
 	}
 	for (int i = 0; i < RT_DROP_COUNT; i++)
 		stat_line(c, &first, "drop", rt_drop_names[i], s.drop[i] - r->base.drop[i]);

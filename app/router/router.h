@@ -80,6 +80,14 @@ extern const char *const rt_punt_names[RT_PUNT_COUNT];
  * read (racily, which is fine for counters) by the control core. */
 struct rt_wstats {
 	uint64_t rx, fwd, punt_total, drop_total;
+	/* Rounds of the worker loop, those that found packets, and the TSC
+	 * cycles those took, from the first RX poll to the last TX flush.
+	 * rx / busy_rounds is the mean burst (VPP's "vectors per call"):
+	 * near the RX burst size the worker is saturated, well below it the
+	 * worker waits for work. busy_cycles / rx is what a packet costs,
+	 * drivers included, whatever the offered load (testpmd's
+	 * --record-core-cycles counts the same way). */
+	uint64_t rounds, busy_rounds, busy_cycles;
 	uint64_t port_rx[RT_MAX_PORTS], port_tx[RT_MAX_PORTS];
 	uint64_t punt[RT_PUNT_COUNT];
 	uint64_t drop[RT_DROP_COUNT];

@@ -8,6 +8,7 @@
  */
 #include <unistd.h>
 
+#include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_rcu_qsbr.h>
 #include <rte_ring.h>
@@ -43,6 +44,7 @@ rt_worker_main(void *arg)
 	rte_rcu_qsbr_thread_online(r->qsbr, w->id);
 	while (!r->quit) {
 		unsigned int got = 0;
+		uint64_t t0 = rte_rdtsc();
 		w->epoch++;
 		for (uint16_t port = 0; port < r->nb_ports; port++) {
 			uint16_t n = rte_eth_rx_burst(port, q, pkts, RT_BURST);
@@ -57,6 +59,11 @@ rt_worker_main(void *arg)
 			rte_eth_tx_buffer_flush(port, q, w->txb[port]);
 		/* No pointer into shared structures is held past here. */
 		rte_rcu_qsbr_quiescent(r->qsbr, w->id);
+		w->st.rounds++;
+		if (got != 0) {
+			w->st.busy_rounds++;
+			w->st.busy_cycles += rte_rdtsc() - t0;
+		}
 		if (got != 0 || !r->conf.idle_backoff) {
 			idle = 0;
 			continue;

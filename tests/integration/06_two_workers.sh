@@ -29,6 +29,18 @@ w0=$(stat worker worker0.forwarded)
 w1=$(stat worker worker1.forwarded)
 echo "  worker0 forwarded $w0, worker1 $w1"
 check "both workers forwarded" test "$w0" -gt 100 -a "$w1" -gt 100
+# The load counters: every round counted, busy ones among them, a mean
+# burst between 1 and the RX burst, and cycles spent on the busy rounds.
+for w in worker0 worker1; do
+	rx=$(stat worker $w.rx)
+	rounds=$(stat worker $w.rounds)
+	busy=$(stat worker $w.busy_rounds)
+	cycles=$(stat worker $w.busy_cycles)
+	echo "  $w: $rx packets in $busy busy rounds of $rounds, $cycles busy cycles"
+	check "$w counts its busy rounds" test "$busy" -gt 0 -a "$busy" -le "$rounds"
+	check "$w mean burst at most 64" test "$rx" -le $((busy * 64))
+	check "$w counts its busy cycles" test "$cycles" -gt "$busy"
+done
 check "nothing lost beyond what was in flight at 40 changes (<= 40)" test $((sent - got)) -le 40
 check "still forwarding" ns_exec h1 ping -c 2 -i 0.2 -W 2 198.51.100.2
 done_tests
