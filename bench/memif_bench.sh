@@ -10,6 +10,9 @@
 # beside it as a check.
 #
 #   bench/memif_bench.sh [BUILD_DIR]          (REPS=3 SECONDS_RUN=8)
+#   SCENARIOS="testpmd small" FAMILIES=4 bench/memif_bench.sh [BUILD_DIR]
+#     a subset (of testpmd l3fwd small full; families 4 6), e.g. to
+#     compare two builds' routerd in turn
 #   PROFILE=1 bench/memif_bench.sh [BUILD_DIR]
 #     also samples the forwarder's core (perf, cpu-clock) for 3 seconds of
 #     each scenario's first run and prints where its time went, by
@@ -27,6 +30,8 @@ cd "$(dirname "$0")/.."
 build=$(realpath "${1:-build}")
 REPS=${REPS:-3}
 SECONDS_RUN=${SECONDS_RUN:-8}
+SCENARIOS=${SCENARIOS:-testpmd l3fwd small full}
+FAMILIES=${FAMILIES:-4 6}
 work=$build/memif-bench
 [ -z "${PROFILE:-}" ] || command -v perf >/dev/null ||
 	{ echo "PROFILE=1 needs perf (apt-get install linux-perf)" >&2; exit 1; }
@@ -53,7 +58,7 @@ trap stop_rx EXIT
 
 start_testpmd() {
 	dpdk-testpmd "${rx_eal[@]}" -- --forward-mode=io --nb-cores=1 --auto-start \
-		--stats-period=1 </dev/null >"$work/rx.log" 2>&1 &
+		--stats-period=1 --record-burst-stats --record-core-cycles </dev/null >"$work/rx.log" 2>&1 &
 	rx_pid=$!
 	log=$work/rx.log wait_up "$rx_pid" test -S "$sock"
 }
@@ -88,8 +93,17 @@ start_routerd() {
 		"$build/app/routerctl" -s "$work/sock" -b - >/dev/null
 }
 
+# forwarded: routerd's forwarded count, then its worker's rx, busy rounds
+# and busy cycles (rx / busy rounds is the mean burst: near the RX burst
+# of 64 the worker is saturated, well below it the worker waits for the
+# generator; busy cycles / rx is the cost of a packet, drivers included).
 forwarded() {
-	"$build/app/routerctl" -s "$work/sock" stats | awk '$1 == "total" && $2 == "forwarded" { print $3 }'
+	"$build/app/routerctl" -s "$work/sock" stats | awk '
+		$1 == "total" && $2 == "forwarded" { f = $3 }
+		$2 == "worker0.rx" { rx = $3 }
+		$2 == "worker0.busy_rounds" { b = $3 }
+		$2 == "worker0.busy_cycles" { c = $3 }
+		END { print f, rx, b, c }'
 }
 
 # profile_report NAME: the forwarder core's samples by library, then the
@@ -102,16 +116,18 @@ profile_report() {
 		awk '/^ +[0-9]/ && $1 + 0 >= 0.5 && $3 !~ /^0x/ { printf "  %-8s   %s\n", $1, $3 }'
 }
 
-# gen TABLE NAME: run the generator; prints the median Mpps it sent. The
+# gen TABLE NAME: run the generator; prints the median Mpps it sent, and
+# writes the receiver's TSC cycles a busy packet to $work/cpp (routerd's
+# busy_cycles, testpmd's --record-core-cycles; "-" for l3fwd). The
 # receiver is stopped before the generator: DPDK 22.11's memif driver
 # can fault in the receiver's RX when the peer disconnects under load
 # (reproduced with testpmd's peer as with routerd; see docs/performance.md),
 # so the generator, which only sends, is the one left to see the
 # disconnect.
 gen() {
-	local f0=0 f1=0 is_routerd=0 g
+	local f0=(0 0 0 0) f1=(0 0 0 0) is_routerd=0 g
 	grep -q "^routerd" "$work/rx.log" 2>/dev/null && is_routerd=1
-	[ $is_routerd = 1 ] && f0=$(forwarded)
+	[ $is_routerd = 1 ] && read -ra f0 <<<"$(forwarded)"
 	"$build/bench/pkt_gen" -l 0 --no-pci --file-prefix=memg --log-level=lib.eal:error \
 		--no-telemetry "--vdev=net_memif0,role=client,socket=$sock,socket-abstract=no" -- --table "$1" \
 		--dmac "$mac" --seconds $((SECONDS_RUN + 30)) >"$work/gen.log" 2>&1 &
@@ -124,27 +140,51 @@ gen() {
 	else
 		sleep "$SECONDS_RUN"
 	fi
-	[ $is_routerd = 1 ] && f1=$(forwarded)
+	[ $is_routerd = 1 ] && read -ra f1 <<<"$(forwarded)"
 	stop_rx
 	kill -INT "$g" 2>/dev/null || true
 	wait "$g" 2>/dev/null || true
-	[ $is_routerd = 1 ] && echo "  routerd forwarded $(((f1 - f0) / 1000000))M packets in ${SECONDS_RUN} s" >&2
+	echo - >"$work/cpp"
+	if [ $is_routerd = 1 ]; then
+		awk -v p=$((f1[1] - f0[1])) -v c=$((f1[3] - f0[3])) 'BEGIN { printf "%.1f\n", c / p }' >"$work/cpp"
+		echo "  routerd forwarded $(((f1[0] - f0[0]) / 1000000))M packets in ${SECONDS_RUN} s," \
+			"mean burst $(awk -v p=$((f1[1] - f0[1])) -v b=$((f1[2] - f0[2])) 'BEGIN { printf "%.1f", p / b }')," \
+			"$(cat "$work/cpp") cycles a packet" >&2
+	elif grep -q "^testpmd" "$work/rx.log"; then
+		sed -n 's/.*CPU cycles\/packet=\([0-9.]*\).*/\1/p' "$work/rx.log" | tail -1 >"$work/cpp"
+		echo "  testpmd io $(cat "$work/cpp") cycles a packet," \
+			"$(grep -m1 "RX-bursts" "$work/rx.log" | sed 's/^ *//')" >&2
+	fi
 	# seconds 3.. of the run (the receiver was stopped after SECONDS_RUN)
 	awk -v s="$SECONDS_RUN" '$1 == "sent_mpps" { n++; if (n > 2 && n < s) print $2 }' "$work/gen.log" | median
 }
 
-declare -A res
+declare -A res cpp
+# run NAME TABLE: one scenario (its receiver started), into res and cpp.
+run() {
+	res[$1]+="$(gen "$2" "$1") "
+	cpp[$1]+="$(cat "$work/cpp") "
+}
+has() { [[ " $SCENARIOS " == *" $1 "* ]]; }
 for rep in $(seq "$REPS"); do
 	echo "repetition $rep of $REPS" >&2
-	for f in 4 6; do
-		start_testpmd
-		res[testpmd_io$f]+="$(gen "$work/full$f" testpmd_io$f) "
-		start_l3fwd
-		res[l3fwd_lpm$f]+="$(gen "$work/port1_$f" l3fwd_lpm$f) "
-		start_routerd "$work/small$f" $f
-		res[routerd_small$f]+="$(gen "$work/small$f" routerd_small$f) "
-		start_routerd "$work/full$f" $f
-		res[routerd_full$f]+="$(gen "$work/full$f" routerd_full$f) "
+	for f in $FAMILIES; do
+		if has testpmd; then
+			start_testpmd
+			run testpmd_io$f "$work/full$f"
+		fi
+		if has l3fwd; then
+			start_l3fwd
+			run l3fwd_lpm$f "$work/port1_$f"
+		fi
+		if has small; then
+			start_routerd "$work/small$f" $f
+			run routerd_small$f "$work/small$f"
+		fi
+		if has full; then
+			start_routerd "$work/full$f" $f
+			run routerd_full$f "$work/full$f"
+		fi
 	done
 done
 declare -A med
@@ -155,10 +195,23 @@ for k in $(echo "${!res[@]}" | tr ' ' '\n' | sort); do
 	echo "$stamp,$k,${k: -1},${med[$k]}" >>bench/out/memif.csv
 	printf '%-16s %8s Mpps  (%s)\n' "$k" "${med[$k]}" "${res[$k]% }"
 done
-ratio() { paired_ratio "${res[$1]}" "${res[$2]}"; }
+# ratios of the scenarios run (a subset leaves the others "-")
+ratio() { if [ -n "${res[$1]:-}" ] && [ -n "${res[$2]:-}" ]; then paired_ratio "${res[$1]}" "${res[$2]}"; else echo -; fi; }
 echo "e2e4_vs_testpmd_io $(ratio routerd_small4 testpmd_io4)"
 echo "e2e4_full_vs_testpmd_io $(ratio routerd_full4 testpmd_io4)"
 echo "e2e6_vs_testpmd_io $(ratio routerd_small6 testpmd_io6)"
 echo "e2e6_full_vs_testpmd_io $(ratio routerd_full6 testpmd_io6)"
 echo "l3fwd_e2e4_vs_testpmd_io $(ratio l3fwd_lpm4 testpmd_io4)"
 echo "l3fwd_e2e6_vs_testpmd_io $(ratio l3fwd_lpm6 testpmd_io6)"
+# The same comparison in the receivers' busy cycles a packet (testpmd's
+# over routerd's, so that higher is better as above): independent of how
+# fast the generator happens to run on the other core.
+for k in testpmd_io4 routerd_small4 routerd_full4 testpmd_io6 routerd_small6 routerd_full6; do
+	[ -n "${cpp[$k]:-}" ] || continue
+	printf '%-16s %8s cycles/packet  (%s)\n' "$k" "$(echo "${cpp[$k]}" | tr ' ' '\n' | grep . | median)" "${cpp[$k]% }"
+done
+cratio() { if [ -n "${cpp[$1]:-}" ] && [ -n "${cpp[$2]:-}" ]; then paired_ratio "${cpp[$2]}" "${cpp[$1]}"; else echo -; fi; }
+echo "e2e4_cycles_vs_testpmd_io $(cratio routerd_small4 testpmd_io4)"
+echo "e2e4_full_cycles_vs_testpmd_io $(cratio routerd_full4 testpmd_io4)"
+echo "e2e6_cycles_vs_testpmd_io $(cratio routerd_small6 testpmd_io6)"
+echo "e2e6_full_cycles_vs_testpmd_io $(cratio routerd_full6 testpmd_io6)"
