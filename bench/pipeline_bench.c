@@ -26,9 +26,6 @@
 #include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_ip.h>
-#include <rte_malloc.h>
-#include <rte_mbuf_dyn.h>
-#include <rte_rcu_qsbr.h>
 #include <rte_ring.h>
 #include <rte_udp.h>
 
@@ -43,11 +40,10 @@
 #endif
 
 #include "bench_util.h"
+#include "dp_harness.h"
 #include "dp_stages.h"
 #include "prefix_file.h"
 #include "udp_frame.h"
-
-int rt_meta_offset = -1;
 
 static struct {
 	unsigned int runs;
@@ -68,85 +64,11 @@ summary(const char *name, double v)
 }
 static const uint8_t gw_mac[6] = {0x02, 0, 0, 0, 0, 0x99};
 
-static void
-setup_router(void)
-{
-	r.conf.hash_policy = NH_HASH_L4;
-	r.nb_workers = 1;
-	size_t sz = rte_rcu_qsbr_get_memsize(1);
-	r.qsbr = rte_zmalloc("qsbr", sz, RTE_CACHE_LINE_SIZE);
-	rte_rcu_qsbr_init(r.qsbr, 1);
-	struct nh_conf nc = {.max_nexthops = NH_INDEX_MAX, .nb_workers = 1, .qsbr = r.qsbr};
-	if ((r.nh = nh_table_create(&nc)) == NULL)
-		bench_die("nexthops", errno);
-	static const uint8_t types[] = {NH_T_LOCAL, NH_T_BLACKHOLE, NH_T_UNREACHABLE,
-					NH_T_PROHIBIT};
-	uint32_t *slot[] = {&r.nh_local, &r.nh_blackhole, &r.nh_unreachable, &r.nh_prohibit};
-	for (int i = 0; i < 4; i++) {
-		struct nh_spec s = {.type = types[i]};
-		if (nh_add(r.nh, &s, slot[i]) < 0)
-			bench_die("special nexthops", ENOSPC);
-	}
-	struct fib_conf fc = {.qsbr = r.qsbr};
-	fc.type_nh[FIB_RT_LOCAL] = r.nh_local;
-	fc.type_nh[FIB_RT_BLACKHOLE] = r.nh_blackhole;
-	fc.type_nh[FIB_RT_UNREACHABLE] = r.nh_unreachable;
-	fc.type_nh[FIB_RT_PROHIBIT] = r.nh_prohibit;
-	if ((r.fib = fib_create(&fc)) == NULL)
-		bench_die("fib", errno);
-	r.main = fib_table_lookup(r.fib, FIB_TABLE_MAIN);
-	r.pool = rte_pktmbuf_pool_create("bench", 8191, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
-					 (int)rte_socket_id());
-	if (r.pool == NULL)
-		bench_die("mbuf pool", rte_errno);
-	uint16_t id;
-	RTE_ETH_FOREACH_DEV(id)
-	{
-		if (id >= 2)
-			break;
-		struct rte_eth_conf conf = {0};
-		if (rte_eth_dev_configure(id, 1, 1, &conf) < 0 ||
-		    rte_eth_rx_queue_setup(id, 0, 512, (int)rte_socket_id(), NULL, r.pool) < 0 ||
-		    rte_eth_tx_queue_setup(id, 0, 512, (int)rte_socket_id(), NULL) < 0 ||
-		    rte_eth_dev_start(id) < 0)
-			bench_die("port", EIO);
-		struct rt_port *p = &r.port[id];
-		p->id = id;
-		p->mtu = 1500;
-		rte_eth_macaddr_get(id, &p->mac);
-		nh_port_set(r.nh, id, p->mac.addr_bytes, p->mtu);
-		r.nb_ports = id + 1;
-	}
-	if (r.nb_ports < 2)
-		bench_die("two ports are needed (--vdev=net_null0 --vdev=net_null1)", EINVAL);
-	struct rt_worker *w = &r.worker[0];
-	w->exc = rte_ring_create("exc", 1024, (int)rte_socket_id(), RING_F_SP_ENQ | RING_F_SC_DEQ);
-	w->nh = nh_worker_view(r.nh, 0);
-	w->nh_used = rte_zmalloc("nh_used", sizeof(uint32_t) * (NH_INDEX_MAX + 1), 64);
-	for (uint16_t p = 0; p < r.nb_ports; p++) {
-		/* Twice the burst: it never flushes inside the timed part. */
-		w->txb[p] = rte_zmalloc("txb", RTE_ETH_TX_BUFFER_SIZE(2 * RT_BURST), 0);
-		rte_eth_tx_buffer_init(w->txb[p], 2 * RT_BURST);
-	}
-	if (w->exc == NULL || w->nh_used == NULL)
-		bench_die("worker", ENOMEM);
-}
-
 /* A resolved gateway nexthop on port 1. */
 static uint32_t
 gateway(uint8_t family, uint8_t last)
 {
-	struct nh_spec s = {.type = NH_T_GATEWAY, .family = family, .port = 1};
-	if (family == FIB_AF_INET) {
-		s.gw[0] = 10, s.gw[1] = 255, s.gw[3] = last;
-	} else {
-		s.gw[0] = 0x20, s.gw[1] = 0x01, s.gw[2] = 0x0d, s.gw[3] = 0xb8, s.gw[15] = last;
-	}
-	uint32_t idx;
-	if (nh_add(r.nh, &s, &idx) < 0)
-		bench_die("gateway", ENOSPC);
-	nh_neigh_update(r.nh, 1, family, s.gw, gw_mac);
-	return idx;
+	return dp_harness_gateway(&r, family, last, gw_mac);
 }
 
 /* How many gateways the full table's routes alternate over. */
@@ -370,11 +292,9 @@ main(int argc, char **argv)
 		fprintf(stderr, "pipeline_bench: --runs 1..31, --packets >= 32\n");
 		return 2;
 	}
-	static const struct rte_mbuf_dynfield meta = {.name = "router_meta",
-						      .size = sizeof(struct rt_meta),
-						      .align = __alignof__(struct rt_meta)};
-	rt_meta_offset = rte_mbuf_dynfield_register(&meta);
-	setup_router();
+	/* TX buffers of twice the burst: they never flush inside the timed
+	 * part. */
+	dp_harness_setup(&r, 2 * RT_BURST);
 	printf("TSC %.3f GHz, %u packets a run, %u runs\n", rte_get_tsc_hz() / 1e9, opt.packets,
 	       opt.runs);
 	family(FIB_AF_INET, "prefixes-v4.txt.gz", "4");

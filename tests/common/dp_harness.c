@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_malloc.h>
+#include <rte_mbuf_dyn.h>
+#include <rte_rcu_qsbr.h>
+#include <rte_ring.h>
+
+#include "dp_harness.h"
+
+int rt_meta_offset = -1;
+
+static void
+die(const char *what, int err)
+{
+	fprintf(stderr, "dp_harness: %s: %s\n", what, strerror(err));
+	exit(1);
+}
+
+void
+dp_harness_setup(struct router *r, unsigned int tx_buffer)
+{
+	static const struct rte_mbuf_dynfield meta = {.name = "router_meta",
+						      .size = sizeof(struct rt_meta),
+						      .align = __alignof__(struct rt_meta)};
+	if ((rt_meta_offset = rte_mbuf_dynfield_register(&meta)) < 0)
+		die("mbuf metadata", rte_errno);
+	r->conf.hash_policy = NH_HASH_L4;
+	r->nb_workers = 1;
+	size_t sz = rte_rcu_qsbr_get_memsize(1);
+	r->qsbr = rte_zmalloc("qsbr", sz, RTE_CACHE_LINE_SIZE);
+	if (r->qsbr == NULL)
+		die("qsbr", ENOMEM);
+	rte_rcu_qsbr_init(r->qsbr, 1);
+	struct nh_conf nc = {.max_nexthops = NH_INDEX_MAX, .nb_workers = 1, .qsbr = r->qsbr};
+	if ((r->nh = nh_table_create(&nc)) == NULL)
+		die("nexthops", errno);
+	static const uint8_t types[] = {NH_T_LOCAL, NH_T_BLACKHOLE, NH_T_UNREACHABLE,
+					NH_T_PROHIBIT};
+	uint32_t *slot[] = {&r->nh_local, &r->nh_blackhole, &r->nh_unreachable, &r->nh_prohibit};
+	for (int i = 0; i < 4; i++) {
+		struct nh_spec s = {.type = types[i]};
+		if (nh_add(r->nh, &s, slot[i]) < 0)
+			die("special nexthops", ENOSPC);
+	}
+	struct fib_conf fc = {.qsbr = r->qsbr};
+	fc.type_nh[FIB_RT_LOCAL] = r->nh_local;
+	fc.type_nh[FIB_RT_BLACKHOLE] = r->nh_blackhole;
+	fc.type_nh[FIB_RT_UNREACHABLE] = r->nh_unreachable;
+	fc.type_nh[FIB_RT_PROHIBIT] = r->nh_prohibit;
+	if ((r->fib = fib_create(&fc)) == NULL)
+		die("fib", errno);
+	r->main = fib_table_lookup(r->fib, FIB_TABLE_MAIN);
+	r->pool = rte_pktmbuf_pool_create("harness", 8191, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+					  (int)rte_socket_id());
+	if (r->pool == NULL)
+		die("mbuf pool", rte_errno);
+	uint16_t id;
+	RTE_ETH_FOREACH_DEV(id)
+	{
+		if (id >= 2)
+			break;
+		struct rte_eth_conf conf = {0};
+		if (rte_eth_dev_configure(id, 1, 1, &conf) < 0 ||
+		    rte_eth_rx_queue_setup(id, 0, 512, (int)rte_socket_id(), NULL, r->pool) < 0 ||
+		    rte_eth_tx_queue_setup(id, 0, 512, (int)rte_socket_id(), NULL) < 0 ||
+		    rte_eth_dev_start(id) < 0)
+			die("port", EIO);
+		struct rt_port *p = &r->port[id];
+		p->id = id;
+		p->mtu = 1500;
+		rte_eth_macaddr_get(id, &p->mac);
+		nh_port_set(r->nh, id, p->mac.addr_bytes, p->mtu);
+		r->nb_ports = (uint16_t)(id + 1);
+	}
+	if (r->nb_ports < 2)
+		die("two ports are needed (--vdev=net_null0 --vdev=net_null1)", EINVAL);
+	struct rt_worker *w = &r->worker[0];
+	w->exc = rte_ring_create("exc", 1024, (int)rte_socket_id(), RING_F_SP_ENQ | RING_F_SC_DEQ);
+	w->nh = nh_worker_view(r->nh, 0);
+	w->nh_used = rte_zmalloc("nh_used", sizeof(uint32_t) * (NH_INDEX_MAX + 1), 64);
+	if (w->exc == NULL || w->nh_used == NULL)
+		die("worker", ENOMEM);
+	for (uint16_t p = 0; p < r->nb_ports; p++) {
+		w->txb[p] = rte_zmalloc("txb", RTE_ETH_TX_BUFFER_SIZE(tx_buffer), 0);
+		if (w->txb[p] == NULL)
+			die("tx buffer", ENOMEM);
+		rte_eth_tx_buffer_init(w->txb[p], (uint16_t)tx_buffer);
+	}
+}
+
+uint32_t
+dp_harness_gateway(struct router *r, uint8_t family, uint8_t last, const uint8_t mac[6])
+{
+	struct nh_spec s = {.type = NH_T_GATEWAY, .family = family, .port = 1};
+	if (family == FIB_AF_INET) {
+		s.gw[0] = 10, s.gw[1] = 255, s.gw[3] = last;
+	} else {
+		s.gw[0] = 0x20, s.gw[1] = 0x01, s.gw[2] = 0x0d, s.gw[3] = 0xb8, s.gw[15] = last;
+	}
+	uint32_t idx;
+	if (nh_add(r->nh, &s, &idx) < 0)
+		die("gateway", ENOSPC);
+	nh_neigh_update(r->nh, 1, family, s.gw, mac);
+	return idx;
+}
