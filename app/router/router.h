@@ -116,6 +116,9 @@ struct rt_port {
 	uint16_t id;
 	uint16_t mtu;
 	struct rte_ether_addr mac;
+	/* The NIC checks received IPv4 header checksums (RX offload, as the
+	 * 82599 does): a packet it marks good is not summed again. */
+	bool rx_ip_csum;
 	char name[16]; /* port<N> */
 	char driver[32];
 };

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The worker's stages (dp_burst) on crafted frames, through the harness
+ * of tests/common: here, how the IPv4 stage uses a NIC's checksum
+ * verdict. Needs EAL (no hugepages): two net_null ports.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_ip.h>
+
+#include "dp_harness.h"
+#include "dp_stages.h"
+#include "udp_frame.h"
+
+static struct router r;
+static const uint8_t gw_mac[6] = {0x02, 0, 0, 0, 0, 0x99};
+
+/* An IPv4 UDP frame from a host on port 0 to 198.18.0.1 (routed via the
+ * gateway on port 1), with the given RX checksum flags; a wrong header
+ * checksum if bad_sum. */
+static struct rte_mbuf *
+frame(bool bad_sum, uint64_t rx_flags)
+{
+	static const uint8_t src[4] = {192, 0, 2, 2}, dst[4] = {198, 18, 0, 1};
+	struct rte_mbuf *m = rte_pktmbuf_alloc(r.pool);
+	assert_non_null(m);
+	udp_frame(m, FIB_AF_INET, &r.port[0].mac, (const struct rte_ether_addr *)gw_mac, src, dst,
+		  1024);
+	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *,
+							  RTE_ETHER_HDR_LEN);
+	assert_int_equal(rte_ipv4_cksum(ip), 0); /* udp_frame summed it: the sum over it is 0 */
+	if (bad_sum)
+		ip->hdr_checksum ^= 0x0101;
+	m->ol_flags = rx_flags;
+	return m;
+}
+
+/* Run one frame through the stages on port 0; @return 1 if forwarded,
+ * 0 if dropped for its checksum (anything else fails the test). */
+static int
+run(struct rte_mbuf *m)
+{
+	struct rt_worker *w = &r.worker[0];
+	uint64_t fwd = w->st.fwd, bad = w->st.drop[RT_DROP_CHECKSUM];
+	dp_burst(&r, w, 0, &m, 1);
+	for (uint16_t p = 0; p < r.nb_ports; p++)
+		rte_eth_tx_buffer_flush(p, 0, w->txb[p]);
+	int forwarded = (int)(w->st.fwd - fwd), dropped = (int)(w->st.drop[RT_DROP_CHECKSUM] - bad);
+	assert_int_equal(forwarded + dropped, 1);
+	return forwarded;
+}
+
+static void
+test_no_offload(void **state)
+{
+	(void)state;
+	r.port[0].rx_ip_csum = false;
+	assert_int_equal(run(frame(false, 0)), 1);
+	assert_int_equal(run(frame(true, 0)), 0);
+	/* Flags from a port that did not ask for the offload mean nothing. */
+	assert_int_equal(run(frame(true, RTE_MBUF_F_RX_IP_CKSUM_GOOD)), 0);
+}
+
+static void
+test_offload(void **state)
+{
+	(void)state;
+	r.port[0].rx_ip_csum = true;
+	/* Marked good: trusted, not summed again (the wrong sum shows it). */
+	assert_int_equal(run(frame(true, RTE_MBUF_F_RX_IP_CKSUM_GOOD)), 1);
+	assert_int_equal(run(frame(false, RTE_MBUF_F_RX_IP_CKSUM_GOOD)), 1);
+	/* Marked bad, or not checked: summed in software, which decides. */
+	assert_int_equal(run(frame(true, RTE_MBUF_F_RX_IP_CKSUM_BAD)), 0);
+	assert_int_equal(run(frame(false, RTE_MBUF_F_RX_IP_CKSUM_BAD)), 1);
+	assert_int_equal(run(frame(true, RTE_MBUF_F_RX_IP_CKSUM_UNKNOWN)), 0);
+	assert_int_equal(run(frame(false, RTE_MBUF_F_RX_IP_CKSUM_NONE)), 1);
+	assert_int_equal(run(frame(true, RTE_MBUF_F_RX_IP_CKSUM_NONE)), 0);
+	r.port[0].rx_ip_csum = false;
+}
+
+int
+main(int argc, char **argv)
+{
+	char *eal[] = {argv[0],
+		       "-l",
+		       "0",
+		       "--no-huge",
+		       "-m",
+		       "256",
+		       "--no-pci",
+		       "--no-telemetry",
+		       "--file-prefix=test_dp",
+		       "--vdev=net_null0",
+		       "--vdev=net_null1",
+		       "--log-level=lib.eal:error"};
+	(void)argc;
+	if (rte_eal_init((int)RTE_DIM(eal), eal) < 0)
+		return 1;
+	dp_harness_setup(&r, 64);
+	struct fib_route rt = {.dst = {.family = FIB_AF_INET, .len = 15, .addr.v4 = 0xc6120000},
+			       .nh = dp_harness_gateway(&r, FIB_AF_INET, 1, gw_mac)};
+	if (fib_route_add(r.fib, &rt) < 0)
+		return 1;
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_no_offload),
+		cmocka_unit_test(test_offload),
+	};
+	int rc = cmocka_run_group_tests(tests, NULL, NULL);
+	rte_eal_cleanup();
+	return rc;
+}
