@@ -42,6 +42,9 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 	done
 	echo "e2e4_vs_testpmd_io $(val memif e2e4_vs_testpmd_io)"
 	echo "e2e6_vs_testpmd_io $(val memif e2e6_vs_testpmd_io)"
+	# the same in the receivers' busy cycles a packet (generator-independent)
+	echo "e2e4_cycles_vs_testpmd_io $(val memif e2e4_cycles_vs_testpmd_io)"
+	echo "e2e6_cycles_vs_testpmd_io $(val memif e2e6_cycles_vs_testpmd_io)"
 	echo "fwd4_vs_kernel $(ratio "$(val fwd fwd4_full_mpps)" "$(val kernel kernel_fwd4_mpps_per_busy_core)")"
 	echo "load4_vs_kernel $(val kernel load4_vs_kernel)"
 	echo "churn_lost $(val churn churn_lost)"
