@@ -81,7 +81,7 @@ extern const char *const rt_punt_names[RT_PUNT_COUNT];
 struct rt_wstats {
 	uint64_t rx, fwd, punt_total, drop_total;
 	/* Rounds of the worker loop, those that found packets, and the TSC
-	 * cycles those took, from the first RX poll to the last TX flush.
+	 * cycles those took (each from the end of the round before).
 	 * rx / busy_rounds is the mean burst (VPP's "vectors per call"):
 	 * near the RX burst size the worker is saturated, well below it the
 	 * worker waits for work. busy_cycles / rx is what a packet costs,
