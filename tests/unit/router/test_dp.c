@@ -33,8 +33,8 @@ frame(bool bad_sum, uint64_t rx_flags)
 	assert_non_null(m);
 	udp_frame(m, FIB_AF_INET, &r.port[0].mac, (const struct rte_ether_addr *)gw_mac, src, dst,
 		  1024);
-	struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *,
-							  RTE_ETHER_HDR_LEN);
+	struct rte_ipv4_hdr *ip =
+		rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, RTE_ETHER_HDR_LEN);
 	assert_int_equal(rte_ipv4_cksum(ip), 0); /* udp_frame summed it: the sum over it is 0 */
 	if (bad_sum)
 		ip->hdr_checksum ^= 0x0101;
