@@ -85,8 +85,8 @@ struct rt_wstats {
 	 * rx / busy_rounds is the mean burst (VPP's "vectors per call"):
 	 * near the RX burst size the worker is saturated, well below it the
 	 * worker waits for work. busy_cycles / rx is what a packet costs,
-	 * drivers included, whatever the offered load (testpmd's
-	 * --record-core-cycles counts the same way). */
+	 * drivers included, whatever the offered load (what testpmd's
+	 * --record-core-cycles reports, bar this loop's own few cycles). */
 	uint64_t rounds, busy_rounds, busy_cycles;
 	uint64_t port_rx[RT_MAX_PORTS], port_tx[RT_MAX_PORTS];
 	uint64_t punt[RT_PUNT_COUNT];
