@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The worker's stages (dp_burst) on crafted frames, through the harness
- * of tests/common: here, how the IPv4 stage uses a NIC's checksum
- * verdict. Needs EAL (no hugepages): two net_null ports.
+ * of tests/common: which frames take the fast frame test, and how the
+ * IPv4 stage uses a NIC's checksum verdict. Needs EAL (no hugepages):
+ * two net_null ports.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +16,7 @@
 #include <rte_ethdev.h>
 #include <rte_ip.h>
 
+#include "dp.h"
 #include "dp_harness.h"
 #include "dp_stages.h"
 #include "udp_frame.h"
@@ -85,6 +87,35 @@ test_offload(void **state)
 	r.port[0].rx_ip_csum = false;
 }
 
+/* The fast frame test, built in a register (dp_fast_frame_of): every
+ * byte it is meant to compare counts, in wire order, and no other. A
+ * wrong template would still forward (the slow path decides the same),
+ * only slower, so it is tested here directly. */
+static void
+test_fast_frame(void **state)
+{
+	(void)state;
+	const struct rt_port *p = &r.port[0];
+	struct dp_fast_frame f4 = dp_fast_frame_of(p, RTE_ETHER_TYPE_IPV4, 0x45, 20);
+	struct dp_fast_frame f6 = dp_fast_frame_of(p, RTE_ETHER_TYPE_IPV6, -1, 40);
+	struct rte_mbuf *m = frame(false, 0);
+	uint8_t *b = rte_pktmbuf_mtod(m, uint8_t *);
+	assert_true(dp_frame_fast(&f4, m, b));
+	assert_false(dp_frame_fast(&f6, m, b)); /* IPv4's ethertype */
+	for (int i = 0; i < 16; i++) {
+		uint8_t was = b[i];
+		b[i] ^= 0x10;
+		bool counts = i < 6 || i == 12 || i == 13 || i == 14;
+		assert_int_equal(dp_frame_fast(&f4, m, b), !counts);
+		b[i] = was;
+	}
+	b[12] = 0x86, b[13] = 0xdd, b[14] = 0x6a; /* IPv6, any traffic class */
+	assert_true(dp_frame_fast(&f6, m, b));
+	m->data_len = 14 + 39; /* shorter than the IPv6 header */
+	assert_false(dp_frame_fast(&f6, m, b));
+	rte_pktmbuf_free(m);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -109,6 +140,7 @@ main(int argc, char **argv)
 	if (fib_route_add(r.fib, &rt) < 0)
 		return 1;
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fast_frame),
 		cmocka_unit_test(test_no_offload),
 		cmocka_unit_test(test_offload),
 	};
