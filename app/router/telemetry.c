@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Router counters for DPDK telemetry (`dpdk-telemetry.py`, command
- * /router/stats), and the sum of the workers' counters that both it and
- * `routerctl stats` show.
+ * Router counters for DPDK telemetry (`dpdk-telemetry.py`, commands
+ * /router/stats and /router/workers), and the sum of the workers'
+ * counters that both /router/stats and `routerctl stats` show.
  */
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <rte_telemetry.h>
@@ -65,10 +67,44 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/* Per worker: its packets and its load (rounds, busy rounds, their
+ * cycles; docs/cli.md says how to read them). */
+static int
+tel_workers(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	(void)cmd;
+	(void)params;
+	const struct router *r = the_router;
+	rte_tel_data_start_dict(d);
+	for (unsigned int i = 0; i < r->nb_workers; i++) {
+		const struct rt_wstats *s = &r->worker[i].st;
+		struct rte_tel_data *w = rte_tel_data_alloc();
+		if (w == NULL)
+			return -ENOMEM;
+		rte_tel_data_start_dict(w);
+		rte_tel_data_add_dict_u64(w, "lcore", r->worker[i].lcore);
+		rte_tel_data_add_dict_u64(w, "rx", s->rx);
+		rte_tel_data_add_dict_u64(w, "forwarded", s->fwd);
+		rte_tel_data_add_dict_u64(w, "rounds", s->rounds);
+		rte_tel_data_add_dict_u64(w, "busy_rounds", s->busy_rounds);
+		rte_tel_data_add_dict_u64(w, "busy_cycles", s->busy_cycles);
+		char name[16];
+		snprintf(name, sizeof(name), "worker%u", i);
+		if (rte_tel_data_add_dict_container(d, name, w, 0) < 0) {
+			rte_tel_data_free(w);
+			return -ENOSPC;
+		}
+	}
+	return 0;
+}
+
 void
 rt_telemetry_init(struct router *r)
 {
 	the_router = r;
 	rte_telemetry_register_cmd("/router/stats", tel_stats,
 				   "Router counters: totals, drops and punts by reason");
+	rte_telemetry_register_cmd(
+		"/router/workers", tel_workers,
+		"Per worker: packets, loop rounds, busy rounds and their TSC cycles");
 }
