@@ -198,8 +198,15 @@ local_in(struct router *r, struct rte_mbuf *m, uint16_t in)
 	if (is_v4(m)) {
 		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)l3;
 		unsigned int ihl = (ip->version_ihl & 0xf) * 4u;
-		if (ip->next_proto_id == IPPROTO_ICMP && len >= ihl + 8 && l3[ihl] == 8 &&
-		    rt_addr_is_local(r, FIB_AF_INET, &ip->dst_addr)) {
+		/* Fragments are not reassembled: a first fragment answered as
+		 * a whole request would be a reply fragment with a checksum
+		 * over part of the data, and a later fragment's payload could
+		 * read as an echo request. (IPv6 fragments carry a fragment
+		 * header, never taken for ICMPv6 below.) */
+		bool fragment = (ip->fragment_offset &
+				 RTE_BE16(RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK)) != 0;
+		if (!fragment && ip->next_proto_id == IPPROTO_ICMP && len >= ihl + 8 &&
+		    l3[ihl] == 8 && rt_addr_is_local(r, FIB_AF_INET, &ip->dst_addr)) {
 			rt_icmp_echo(r, m, in);
 			return;
 		}
