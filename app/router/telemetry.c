@@ -88,7 +88,7 @@ tel_workers(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_dict_u64(w, "rounds", s->rounds);
 		rte_tel_data_add_dict_u64(w, "busy_rounds", s->busy_rounds);
 		rte_tel_data_add_dict_u64(w, "busy_cycles", s->busy_cycles);
-		char name[16];
+		char name[24]; /* "worker" and any unsigned int */
 		snprintf(name, sizeof(name), "worker%u", i);
 		if (rte_tel_data_add_dict_container(d, name, w, 0) < 0) {
 			rte_tel_data_free(w);
