@@ -416,6 +416,7 @@ cmd_stats(struct cli *c)
 		r->base_exc_unhandled = r->exc_unhandled;
 		r->base_neigh_refused = r->neigh_refused;
 		r->base_out_no_route = r->out_no_route;
+		r->base_fragments = r->fragments;
 		return 0;
 	}
 	if (cmd != NULL && !cli_matches(cmd, "show"))
@@ -458,6 +459,7 @@ cmd_stats(struct cli *c)
 		  r->exc_unhandled - r->base_exc_unhandled);
 	stat_line(c, &first, "control", "neigh_refused", r->neigh_refused - r->base_neigh_refused);
 	stat_line(c, &first, "control", "out_no_route", r->out_no_route - r->base_out_no_route);
+	stat_line(c, &first, "control", "fragments", r->fragments - r->base_fragments);
 	stat_line(c, &first, "control", "tx_ring_full", r->ctl_tx_dropped);
 	struct neigh_stats ns;
 	neigh_get_stats(r->neigh, &ns);

@@ -185,7 +185,7 @@ act4_slow(const struct router *r, struct rt_worker *w, struct rte_mbuf *m, struc
 		if (ip->fragment_offset & rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG))
 			dp_punt(w, m, RT_PUNT_TOO_BIG, nh);
 		else
-			dp_drop(w, m, RT_DROP_TOO_BIG); /* we do not fragment */
+			dp_punt(w, m, RT_PUNT_FRAGMENT, nh); /* frag.c, on the control core */
 		return -1;
 	}
 	__m128i hdr = nh_hdr_load(d->hdr4);

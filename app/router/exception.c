@@ -81,6 +81,31 @@ resolve(struct router *r, struct rte_mbuf *m, uint32_t nh, bool connected)
 	}
 }
 
+/* A forwarded IPv4 packet larger than its nexthop's MTU, DF clear: its
+ * fragments go the way it would have (each resolved and its TTL
+ * decremented as a punted packet's is); if it cannot be cut, it is
+ * dropped, as it was before routerd fragmented. */
+static void
+fragment_out(struct router *r, struct rte_mbuf *m, uint32_t nh)
+{
+	struct rte_mbuf *frag[64];
+	struct nh_info info;
+	int n = -EINVAL;
+	if (nh_get(r->nh, nh, &info) == 0)
+		n = rt_fragment4(r, m, r->worker[0].nh[nh].mtu, frag, RTE_DIM(frag));
+	rte_pktmbuf_free(m);
+	if (n < 0) {
+		r->exc_unhandled++;
+		return;
+	}
+	bool connected = info.spec.type == NH_T_CONNECTED;
+	for (int i = 0; i < n; i++) {
+		*rt_meta(frag[i]) = (struct rt_meta){.nh = nh, .reason = RT_PUNT_FRAGMENT};
+		resolve(r, frag[i], nh, connected);
+	}
+	r->fragments += (uint64_t)n;
+}
+
 /* Is addr (network order) one of our addresses on the port? */
 static bool
 on_port(const struct router *r, uint16_t port, uint8_t family, const void *addr)
@@ -266,6 +291,9 @@ rt_exception(struct router *r, struct rte_mbuf *m)
 		return;
 	case RT_PUNT_BEYOND_SCOPE: /* IPv6 only: a link-local source off its link */
 		rt_icmp_error(r, m, in, 1, 2, 0);
+		return;
+	case RT_PUNT_FRAGMENT:
+		fragment_out(r, m, meta->nh);
 		return;
 	case RT_PUNT_TOO_BIG:
 		rt_icmp_error(r, m, in, v4 ? 3 : 2, v4 ? 4 : 0, r->worker[0].nh[meta->nh].mtu);

@@ -47,7 +47,6 @@
 	X(MARTIAN_DST, "martian_destination")                                                      \
 	X(MULTICAST, "multicast_not_routed")                                                       \
 	X(BLACKHOLE, "blackhole")                                                                  \
-	X(TOO_BIG, "too_big_not_fragmented")                                                       \
 	X(EXC_FULL, "exception_ring_full")                                                         \
 	X(TX_FULL, "tx_full")                                                                      \
 	X(PORT_DOWN, "port_down")                                                                  \
@@ -64,6 +63,7 @@
 	X(PROHIBIT, "prohibit")                                                                    \
 	X(TTL, "ttl_exceeded")                                                                     \
 	X(TOO_BIG, "too_big")                                                                      \
+	X(FRAGMENT, "fragment")                                                                    \
 	X(BEYOND_SCOPE, "beyond_scope")
 
 #define RT_ENUM(name, str) RT_DROP_##name,
@@ -176,10 +176,11 @@ struct router {
 	/* Control core counters. */
 	uint64_t icmp_sent, icmp_ratelimited, exc_unhandled, neigh_refused;
 	uint64_t out_no_route; /* own packets with no usable route */
+	uint64_t fragments;    /* fragments sent for packets too big (frag.c) */
 	/* stats reset: what to subtract (workers own their counters). */
 	struct rt_wstats base;
 	uint64_t base_icmp_sent, base_icmp_ratelimited, base_exc_unhandled, base_neigh_refused;
-	uint64_t base_out_no_route;
+	uint64_t base_out_no_route, base_fragments;
 	volatile int quit;
 };
 
@@ -279,6 +280,15 @@ extern const struct neigh_ops rt_neigh_ops;
 void rt_output(struct router *r, struct rte_mbuf *m, uint16_t in);
 /* Fill in the Ethernet addresses and transmit on port. */
 void rt_l2_send(struct router *r, struct rte_mbuf *m, uint16_t port, const uint8_t mac[6]);
+
+/* frag.c: cut m (a frame holding an IPv4 packet, DF clear) into
+ * fragments of at most mtu bytes of IP, new frames in out[0..max) with
+ * m's Ethernet header and port, headers summed. m is left to the caller.
+ * @return the number of fragments; -EINVAL for a packet that may not or
+ * cannot be cut (DF set, multi-segment, lengths wrong), -ENOBUFS when
+ * mbufs or max run out (none is left allocated). */
+int rt_fragment4(struct router *r, const struct rte_mbuf *m, unsigned int mtu,
+		 struct rte_mbuf **out, unsigned int max);
 
 /* icmp.c */
 void rt_icmp_init(struct router *r);

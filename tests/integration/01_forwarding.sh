@@ -85,6 +85,16 @@ expect_out "IPv4 DF too big: fragmentation needed with the MTU" "mtu = 1280" \
 expect_out "IPv6 too big: packet too big with the MTU" "mtu ?= ?1280" \
 	ns_exec h1 ping -6 -c 1 -W 2 -s 1400 2001:db8:2::2
 check "small packets still pass" ns_exec h1 ping -c 1 -W 2 -s 1000 198.51.100.2
+# DF clear: fragmented on the way, as Linux does. h2's side of the link
+# gets the same MTU (routerd set its own veth's: a larger frame from h2
+# would not cross the veth); h2 reassembles, answers in fragments.
+ns_exec h2 ip link set h2-r mtu 1280
+f0=$(stat control fragments)
+check "IPv4 DF clear too big: forwarded in fragments" \
+	ns_exec h1 ping -c 2 -i 0.2 -W 2 -M dont -s 1400 198.51.100.2
+check "two fragments a packet, counted" test "$(($(stat control fragments) - f0))" -eq 4
+check "the punts counted" test "$(stat punt fragment)" -ge 2
+ns_exec h2 ip link set h2-r mtu 1500
 rc link set port1 mtu 1500
 
 echo "link down and up"

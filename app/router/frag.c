@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * IPv4 fragmentation of forwarded packets (RFC 791 3.2, RFC 1812
+ * 4.2.2.7): a packet larger than the egress MTU with DF clear leaves in
+ * fragments, as Linux's ip_fragment sends it, instead of being dropped.
+ * The worker punts such packets (RT_PUNT_FRAGMENT); the control core cuts
+ * them here. Control core only: a slow path, as it is in Linux.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_ip.h>
+
+#include "router.h"
+
+/* The options a later fragment carries: those with the copied flag
+ * (RFC 791: type bit 0x80), padded with end-of-list to a 4-byte
+ * boundary. @return their length. */
+static unsigned int
+copied_options(const uint8_t *opt, unsigned int len, uint8_t *out)
+{
+	unsigned int i = 0, n = 0;
+	while (i < len) {
+		uint8_t type = opt[i];
+		if (type == 0) /* end of list */
+			break;
+		if (type == 1) { /* no-operation: not copied */
+			i++;
+			continue;
+		}
+		if (i + 1 >= len || opt[i + 1] < 2 || i + opt[i + 1] > len)
+			break; /* malformed: the rest is not copied */
+		if (type & 0x80) {
+			memcpy(out + n, opt + i, opt[i + 1]);
+			n += opt[i + 1];
+		}
+		i += opt[i + 1];
+	}
+	while (n % 4)
+		out[n++] = 0;
+	return n;
+}
+
+int
+rt_fragment4(struct router *r, const struct rte_mbuf *m, unsigned int mtu, struct rte_mbuf **out,
+	     unsigned int max)
+{
+	const uint8_t *frame = rte_pktmbuf_mtod(m, const uint8_t *);
+	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)(frame + RTE_ETHER_HDR_LEN);
+	unsigned int ihl = (ip->version_ihl & 0xf) * 4u;
+	unsigned int total = rte_be_to_cpu_16(ip->total_length);
+	uint16_t off0 = rte_be_to_cpu_16(ip->fragment_offset);
+	if (m->nb_segs != 1 || (off0 & RTE_IPV4_HDR_DF_FLAG) || total <= ihl ||
+	    RTE_ETHER_HDR_LEN + total > rte_pktmbuf_data_len(m))
+		return -EINVAL;
+	uint8_t later_opt[40];
+	unsigned int later_ihl = sizeof(*ip) + copied_options((const uint8_t *)(ip + 1),
+							      ihl - sizeof(*ip), later_opt);
+	const uint8_t *payload = (const uint8_t *)ip + ihl;
+	unsigned int len = total - ihl, pos = 0, n = 0;
+	while (pos < len) {
+		unsigned int hl = pos == 0 ? ihl : later_ihl;
+		if (mtu < hl + 8 || n == max)
+			goto fail;
+		unsigned int room = (mtu - hl) & ~7u;
+		unsigned int chunk = len - pos <= room ? len - pos : room;
+		struct rte_mbuf *f = rte_pktmbuf_alloc(r->pool);
+		uint8_t *b =
+			f ? (uint8_t *)rte_pktmbuf_append(f, RTE_ETHER_HDR_LEN + hl + chunk) : NULL;
+		if (b == NULL) {
+			rte_pktmbuf_free(f);
+			goto fail;
+		}
+		f->port = m->port;
+		memcpy(b, frame, RTE_ETHER_HDR_LEN + sizeof(*ip));
+		struct rte_ipv4_hdr *h = (struct rte_ipv4_hdr *)(b + RTE_ETHER_HDR_LEN);
+		if (pos == 0)
+			memcpy(h + 1, ip + 1, ihl - sizeof(*ip));
+		else
+			memcpy(h + 1, later_opt, later_ihl - sizeof(*ip));
+		h->version_ihl = (uint8_t)(0x40 | hl / 4);
+		h->total_length = rte_cpu_to_be_16((uint16_t)(hl + chunk));
+		/* A fragment of a fragment keeps its place and, unless it is the
+		 * original's last piece, the more-fragments flag. */
+		bool more = pos + chunk < len || (off0 & RTE_IPV4_HDR_MF_FLAG);
+		uint16_t units = (uint16_t)((off0 & RTE_IPV4_HDR_OFFSET_MASK) + pos / 8);
+		h->fragment_offset = rte_cpu_to_be_16(units | (more ? RTE_IPV4_HDR_MF_FLAG : 0));
+		h->hdr_checksum = 0;
+		h->hdr_checksum = rte_ipv4_cksum(h);
+		memcpy((uint8_t *)h + hl, payload + pos, chunk);
+		out[n++] = f;
+		pos += chunk;
+	}
+	return (int)n;
+fail:
+	for (unsigned int i = 0; i < n; i++)
+		rte_pktmbuf_free(out[i]);
+	return -ENOBUFS;
+}
