@@ -184,7 +184,7 @@ dp_send(struct rt_worker *w, uint8_t *frame, __m128i hdr, uint16_t port, uint32_
 {
 	__m128i *p = (__m128i *)frame;
 	const __m128i ip_bytes = _mm_set_epi8(-1, -1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
-	w->nh_used[nh] = w->epoch; /* this worker's own array */
+	w->nh_used[nh] = (uint32_t)w->st.rounds; /* this worker's own array */
 	_mm_storeu_si128(p, _mm_blendv_epi8(hdr, _mm_loadu_si128(p), ip_bytes));
 	return port;
 }

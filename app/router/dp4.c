@@ -305,7 +305,7 @@ dp4_run(const struct router *r, struct rt_worker *w, uint16_t port, struct rte_m
 /* The stage for ports whose NIC checks checksums: a function of its own,
  * so that the other copy's registers are allocated as if it were alone
  * (inlined side by side, the two cost ports without the offload an
- * instruction a packet, callgrind). */
+ * instruction a packet, bench/callgrind_pipeline.sh). */
 static __rte_noinline unsigned int
 dp4_burst_hw_csum(const struct router *r, struct rt_worker *w, uint16_t port,
 		  struct rte_mbuf **pkts, uint8_t **frames, unsigned int n, struct rte_mbuf **rest,

@@ -27,13 +27,15 @@ static void
 tx_resolved(struct router *r, struct rte_mbuf *m, uint16_t port, const uint8_t mac[6])
 {
 	struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
-	if (!rt_meta(m)->own && is_v4(m)) {
-		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + 1);
-		ip->time_to_live--;
-		ip->hdr_checksum = 0;
-		ip->hdr_checksum = rte_ipv4_cksum(ip);
-	} else if (!rt_meta(m)->own) {
-		((struct rte_ipv6_hdr *)(eth + 1))->hop_limits--;
+	if (!rt_meta(m)->own) {
+		if (is_v4(m)) {
+			struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + 1);
+			ip->time_to_live--;
+			ip->hdr_checksum = 0;
+			ip->hdr_checksum = rte_ipv4_cksum(ip);
+		} else {
+			((struct rte_ipv6_hdr *)(eth + 1))->hop_limits--;
+		}
 	}
 	rt_l2_send(r, m, port, mac);
 }
@@ -89,16 +91,14 @@ static void
 fragment_out(struct router *r, struct rte_mbuf *m, uint32_t nh)
 {
 	struct rte_mbuf *frag[64];
-	struct nh_info info;
-	int n = -EINVAL;
-	if (nh_get(r->nh, nh, &info) == 0)
-		n = rt_fragment4(r, m, r->worker[0].nh[nh].mtu, frag, RTE_DIM(frag));
+	const struct nh_dp *d = &r->worker[0].nh[nh]; /* as the worker saw it */
+	int n = rt_fragment4(r, m, d->mtu, frag, RTE_DIM(frag));
 	rte_pktmbuf_free(m);
 	if (n < 0) {
 		r->exc_unhandled++;
 		return;
 	}
-	bool connected = info.spec.type == NH_T_CONNECTED;
+	bool connected = d->type == NH_T_CONNECTED;
 	for (int i = 0; i < n; i++) {
 		*rt_meta(frag[i]) = (struct rt_meta){.nh = nh, .reason = RT_PUNT_FRAGMENT};
 		resolve(r, frag[i], nh, connected);

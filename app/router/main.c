@@ -16,15 +16,12 @@
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
-#include <rte_mbuf_dyn.h>
 #include <rte_pdump.h>
-#include <rte_rcu_qsbr.h>
 #include <rte_ring.h>
 
 #include "conf.h"
 #include "router.h"
 
-int rt_meta_offset = -1;
 static struct router *running;
 
 static void
@@ -163,42 +160,9 @@ setup_worker_io(struct router *r)
 static int
 setup_libs(struct router *r)
 {
-	size_t sz = rte_rcu_qsbr_get_memsize(r->nb_workers);
-	r->qsbr = rte_zmalloc("qsbr", sz, RTE_CACHE_LINE_SIZE);
-	if (r->qsbr == NULL || rte_rcu_qsbr_init(r->qsbr, r->nb_workers) != 0)
-		return -ENOMEM;
-	struct nh_conf nc = {.max_nexthops = NH_INDEX_MAX,
-			     .nb_workers = (uint16_t)r->nb_workers,
-			     .qsbr = r->qsbr,
-			     .hash_policy = r->conf.hash_policy};
-	r->nh = nh_table_create(&nc);
-	if (r->nh == NULL)
-		return -errno;
-	/* The special nexthops every table's special routes answer with. */
-	static const uint8_t types[] = {NH_T_LOCAL, NH_T_BLACKHOLE, NH_T_UNREACHABLE,
-					NH_T_PROHIBIT};
-	uint32_t *slot[] = {&r->nh_local, &r->nh_blackhole, &r->nh_unreachable, &r->nh_prohibit};
-	for (int i = 0; i < 4; i++) {
-		struct nh_spec s = {.type = types[i]};
-		int rc = nh_add(r->nh, &s, slot[i]);
-		if (rc < 0)
-			return rc;
-	}
-	/* A rule's unreachable answers net unreachable: its own nexthop,
-	 * an explicit one so that it is not shared with the route type's. */
-	struct nh_spec ru = {.type = NH_T_UNREACHABLE, .id = 0xfffffffeu};
-	int rc = nh_add(r->nh, &ru, &r->nh_rule_unreachable);
+	int rc = rt_tables_create(r);
 	if (rc < 0)
 		return rc;
-	struct fib_conf fc = {.qsbr = r->qsbr, .rule_unreachable_nh = r->nh_rule_unreachable};
-	fc.type_nh[FIB_RT_LOCAL] = r->nh_local;
-	fc.type_nh[FIB_RT_BLACKHOLE] = r->nh_blackhole;
-	fc.type_nh[FIB_RT_UNREACHABLE] = r->nh_unreachable;
-	fc.type_nh[FIB_RT_PROHIBIT] = r->nh_prohibit;
-	r->fib = fib_create(&fc);
-	if (r->fib == NULL)
-		return -errno;
-	r->main = fib_table_lookup(r->fib, FIB_TABLE_MAIN);
 	struct neigh_conf ng = {.max_entries = r->conf.neigh_max,
 				.base_reachable_ms = r->conf.neigh_reachable_ms,
 				.gc_stale_ms = r->conf.neigh_gc_stale_ms,
@@ -250,17 +214,13 @@ main(int argc, char **argv)
 	if (conf_options(&r.conf, argc, argv) < 0)
 		return 2;
 
-	static const struct rte_mbuf_dynfield meta = {.name = "router_meta",
-						      .size = sizeof(struct rt_meta),
-						      .align = __alignof__(struct rt_meta)};
-	rt_meta_offset = rte_mbuf_dynfield_register(&meta);
-	if (rt_meta_offset < 0)
-		return fail("mbuf metadata", -rte_errno);
+	int rc = rt_meta_register();
+	if (rc < 0)
+		return fail("mbuf metadata", rc);
 	r.pool = rte_pktmbuf_pool_create("pkts", r.conf.nb_mbufs, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
 					 (int)rte_socket_id());
 	if (r.pool == NULL)
 		return fail("packet pool", -rte_errno);
-	int rc;
 	if ((rc = setup_workers(&r)) < 0)
 		return 2;
 	if ((rc = setup_libs(&r)) < 0)

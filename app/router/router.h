@@ -80,7 +80,8 @@ extern const char *const rt_punt_names[RT_PUNT_COUNT];
  * read (racily, which is fine for counters) by the control core. */
 struct rt_wstats {
 	uint64_t rx, fwd, punt_total, drop_total;
-	/* Rounds of the worker loop, those that found packets, and the TSC
+	/* Rounds of the worker loop (counted as each begins), those that
+	 * found packets, and the TSC
 	 * cycles those took (each from the end of the round before).
 	 * rx / busy_rounds is the mean burst (VPP's "vectors per call"):
 	 * near the RX burst size the worker is saturated, well below it the
@@ -100,14 +101,13 @@ struct rt_worker {
 	const struct nh_dp *nh; /* this worker's nexthop lines */
 	struct rte_eth_dev_tx_buffer *txb[RT_MAX_PORTS];
 	uint64_t tx_dropped[RT_MAX_PORTS]; /* written by the TX buffer callback */
-	/* Per nexthop index, the value of `epoch` when this worker last sent
-	 * a packet through it: the control core reads them to learn which
+	/* Per nexthop index, the low 32 bits of st.rounds (the worker loop's
+	 * round, from 1) when this worker last sent a packet through it: the control core reads them to learn which
 	 * neighbours are in use (NUD needs it, and workers never touch
 	 * neighbour state). A plain store a packet: a counter's
 	 * load-add-store would chain through memory when packets share a
 	 * nexthop, about five cycles a packet. */
 	uint32_t *nh_used;
-	uint32_t epoch;   /* the worker loop's round, from 1 */
 	uint16_t rx_port; /* the port of the burst in hand: dp_punt's m->port */
 	struct rt_wstats st;
 } __rte_cache_aligned;
@@ -257,6 +257,12 @@ rt_route6(const struct router *r, const uint8_t src[16], const uint8_t dst[16], 
 		       ? fib_rule_route6(r->fib, src, dst, iif, dscp, nh)
 		       : nh;
 }
+
+/* tables.c: register the rt_meta mbuf field (once, before any packet). */
+int rt_meta_register(void);
+/* tables.c: r->qsbr, r->nh with the special nexthops, r->fib and
+ * r->main, for r->nb_workers workers and r->conf.hash_policy. */
+int rt_tables_create(struct router *r);
 
 /* worker.c */
 int rt_worker_main(void *arg);

@@ -45,7 +45,7 @@ rt_worker_main(void *arg)
 	uint64_t last = rte_rdtsc();
 	while (!r->quit) {
 		unsigned int got = 0;
-		w->epoch++;
+		w->st.rounds++; /* also the stamp dp_send leaves in nh_used */
 		for (uint16_t port = 0; port < r->nb_ports; port++) {
 			uint16_t n = rte_eth_rx_burst(port, q, pkts, RT_BURST);
 			if (n == 0)
@@ -59,11 +59,10 @@ rt_worker_main(void *arg)
 			rte_eth_tx_buffer_flush(port, q, w->txb[port]);
 		/* No pointer into shared structures is held past here. */
 		rte_rcu_qsbr_quiescent(r->qsbr, w->id);
-		/* One TSC read a round (about 40 cycles here: two cost the ring
-		 * loop 3-4%): a busy round is timed from the end of the one
-		 * before, which began right then. */
+		/* One TSC read a round (two cost the ring loop 3-4%,
+		 * docs/performance.md): a busy round is timed from the end of
+		 * the one before, which began right then. */
 		uint64_t now = rte_rdtsc();
-		w->st.rounds++;
 		if (got != 0) {
 			w->st.busy_rounds++;
 			w->st.busy_cycles += now - last;

@@ -7,13 +7,9 @@
 #include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_malloc.h>
-#include <rte_mbuf_dyn.h>
-#include <rte_rcu_qsbr.h>
 #include <rte_ring.h>
 
 #include "dp_harness.h"
-
-int rt_meta_offset = -1;
 
 static void
 die(const char *what, int err)
@@ -25,37 +21,13 @@ die(const char *what, int err)
 void
 dp_harness_setup(struct router *r, unsigned int tx_buffer)
 {
-	static const struct rte_mbuf_dynfield meta = {.name = "router_meta",
-						      .size = sizeof(struct rt_meta),
-						      .align = __alignof__(struct rt_meta)};
-	if ((rt_meta_offset = rte_mbuf_dynfield_register(&meta)) < 0)
-		die("mbuf metadata", rte_errno);
+	int rc = rt_meta_register();
+	if (rc < 0)
+		die("mbuf metadata", -rc);
 	r->conf.hash_policy = NH_HASH_L4;
 	r->nb_workers = 1;
-	size_t sz = rte_rcu_qsbr_get_memsize(1);
-	r->qsbr = rte_zmalloc("qsbr", sz, RTE_CACHE_LINE_SIZE);
-	if (r->qsbr == NULL)
-		die("qsbr", ENOMEM);
-	rte_rcu_qsbr_init(r->qsbr, 1);
-	struct nh_conf nc = {.max_nexthops = NH_INDEX_MAX, .nb_workers = 1, .qsbr = r->qsbr};
-	if ((r->nh = nh_table_create(&nc)) == NULL)
-		die("nexthops", errno);
-	static const uint8_t types[] = {NH_T_LOCAL, NH_T_BLACKHOLE, NH_T_UNREACHABLE,
-					NH_T_PROHIBIT};
-	uint32_t *slot[] = {&r->nh_local, &r->nh_blackhole, &r->nh_unreachable, &r->nh_prohibit};
-	for (int i = 0; i < 4; i++) {
-		struct nh_spec s = {.type = types[i]};
-		if (nh_add(r->nh, &s, slot[i]) < 0)
-			die("special nexthops", ENOSPC);
-	}
-	struct fib_conf fc = {.qsbr = r->qsbr};
-	fc.type_nh[FIB_RT_LOCAL] = r->nh_local;
-	fc.type_nh[FIB_RT_BLACKHOLE] = r->nh_blackhole;
-	fc.type_nh[FIB_RT_UNREACHABLE] = r->nh_unreachable;
-	fc.type_nh[FIB_RT_PROHIBIT] = r->nh_prohibit;
-	if ((r->fib = fib_create(&fc)) == NULL)
-		die("fib", errno);
-	r->main = fib_table_lookup(r->fib, FIB_TABLE_MAIN);
+	if ((rc = rt_tables_create(r)) < 0)
+		die("tables", -rc);
 	r->pool = rte_pktmbuf_pool_create("harness", 8191, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
 					  (int)rte_socket_id());
 	if (r->pool == NULL)
