@@ -417,6 +417,7 @@ cmd_stats(struct cli *c)
 		r->base_neigh_refused = r->neigh_refused;
 		r->base_out_no_route = r->out_no_route;
 		r->base_fragments = r->fragments;
+		rt_reasm_stats(r->reasm, &r->base_reasm);
 		return 0;
 	}
 	if (cmd != NULL && !cli_matches(cmd, "show"))
@@ -460,6 +461,12 @@ cmd_stats(struct cli *c)
 	stat_line(c, &first, "control", "neigh_refused", r->neigh_refused - r->base_neigh_refused);
 	stat_line(c, &first, "control", "out_no_route", r->out_no_route - r->base_out_no_route);
 	stat_line(c, &first, "control", "fragments", r->fragments - r->base_fragments);
+	struct rt_reasm_stats rs;
+	rt_reasm_stats(r->reasm, &rs);
+	stat_line(c, &first, "control", "reasm_reqds", rs.reqds - r->base_reasm.reqds);
+	stat_line(c, &first, "control", "reasm_oks", rs.oks - r->base_reasm.oks);
+	stat_line(c, &first, "control", "reasm_fails", rs.fails - r->base_reasm.fails);
+	stat_line(c, &first, "control", "reasm_timeouts", rs.timeouts - r->base_reasm.timeouts);
 	stat_line(c, &first, "control", "tx_ring_full", r->ctl_tx_dropped);
 	struct neigh_stats ns;
 	neigh_get_stats(r->neigh, &ns);

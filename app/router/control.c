@@ -251,6 +251,7 @@ rt_control_run(struct router *r)
 		uint64_t now = rt_now_ms();
 		if (now >= next_touch) {
 			rt_neigh_touch_used(r, now);
+			rt_reasm_timer(r, now);
 			next_touch = now + 1000;
 		}
 		if (now >= next_timer) {

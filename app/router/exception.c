@@ -214,24 +214,26 @@ nd_in(struct router *r, struct rte_mbuf *m, uint16_t in)
 	rt_ctl_tx(r, in, m);
 }
 
-/* Packets for the router itself. */
+/* Packets for the router itself. Fragments are reassembled first (a
+ * large ping to the router comes in fragments); the whole datagram may
+ * be a chain of mbufs, its headers and the ICMP header in the first. */
 static void
 local_in(struct router *r, struct rte_mbuf *m, uint16_t in)
 {
+	bool reassembled = false;
+	if (rt_reasm_is_fragment(m)) {
+		m = rt_reasm_in(r->reasm, m, r->pool, rt_now_ms());
+		if (m == NULL)
+			return; /* held until the rest arrives, or dropped and counted */
+		reassembled = true;
+	}
 	const uint8_t *l3 = rte_pktmbuf_mtod_offset(m, const uint8_t *, RTE_ETHER_HDR_LEN);
-	uint32_t len = rte_pktmbuf_data_len(m) - RTE_ETHER_HDR_LEN;
+	uint32_t len = rte_pktmbuf_pkt_len(m) - RTE_ETHER_HDR_LEN;
 	if (is_v4(m)) {
 		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)l3;
 		unsigned int ihl = (ip->version_ihl & 0xf) * 4u;
-		/* Fragments are not reassembled: a first fragment answered as
-		 * a whole request would be a reply fragment with a checksum
-		 * over part of the data, and a later fragment's payload could
-		 * read as an echo request. (IPv6 fragments carry a fragment
-		 * header, never taken for ICMPv6 below.) */
-		bool fragment = (ip->fragment_offset &
-				 RTE_BE16(RTE_IPV4_HDR_MF_FLAG | RTE_IPV4_HDR_OFFSET_MASK)) != 0;
-		if (!fragment && ip->next_proto_id == IPPROTO_ICMP && len >= ihl + 8 &&
-		    l3[ihl] == 8 && rt_addr_is_local(r, FIB_AF_INET, &ip->dst_addr)) {
+		if (ip->next_proto_id == IPPROTO_ICMP && len >= ihl + 8 && l3[ihl] == 8 &&
+		    rt_addr_is_local(r, FIB_AF_INET, &ip->dst_addr)) {
 			rt_icmp_echo(r, m, in);
 			return;
 		}
@@ -239,7 +241,8 @@ local_in(struct router *r, struct rte_mbuf *m, uint16_t in)
 		const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)l3;
 		const uint8_t *icmp = l3 + sizeof(*ip);
 		if (ip->proto == IPPROTO_ICMPV6 && len >= sizeof(*ip) + 8) {
-			if (icmp[0] == NEIGH_ND_NS || icmp[0] == NEIGH_ND_NA) {
+			/* Neighbour discovery in fragments is ignored (RFC 6980). */
+			if ((icmp[0] == NEIGH_ND_NS || icmp[0] == NEIGH_ND_NA) && !reassembled) {
 				nd_in(r, m, in);
 				return;
 			}
@@ -251,6 +254,15 @@ local_in(struct router *r, struct rte_mbuf *m, uint16_t in)
 	}
 	r->exc_unhandled++; /* to the router, nothing here handles it: counted */
 	rte_pktmbuf_free(m);
+}
+
+void
+rt_reasm_timer(struct router *r, uint64_t now_ms)
+{
+	struct rte_mbuf *first;
+	while ((first = rt_reasm_expire(r->reasm, now_ms)) != NULL)
+		/* Fragment reassembly time exceeded (RFC 792, RFC 4443). */
+		rt_icmp_error(r, first, first->port, is_v4(first) ? 11 : 3, 1, 0);
 }
 
 void

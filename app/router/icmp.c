@@ -192,6 +192,22 @@ rt_icmp_error(struct router *r, struct rte_mbuf *m, uint16_t in, uint8_t type, u
 	rte_pktmbuf_free(m);
 }
 
+/* The ICMP or ICMPv6 (with ip6's pseudo-header) checksum of the len
+ * bytes at off in m, whatever its segments: a reassembled request is a
+ * chain. */
+static uint16_t
+msg_cksum(const struct rte_mbuf *m, uint32_t off, uint32_t len, const struct rte_ipv6_hdr *ip6)
+{
+	uint16_t raw = 0;
+	if (rte_raw_cksum_mbuf(m, off, len, &raw) != 0)
+		return 0; /* lengths checked by the caller */
+	uint32_t sum = raw;
+	if (ip6 != NULL)
+		sum += rte_ipv6_phdr_cksum(ip6, 0);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
 void
 rt_icmp_echo(struct router *r, struct rte_mbuf *m, uint16_t in)
 {
@@ -205,11 +221,15 @@ rt_icmp_echo(struct router *r, struct rte_mbuf *m, uint16_t in)
 		ip->src_addr = ip->dst_addr;
 		ip->dst_addr = s;
 		ip->time_to_live = 64;
+		/* As Linux's replies: DF clear, so that a reply larger than
+		 * the way back is fragmented, and an identification of ours. */
+		ip->fragment_offset = 0;
+		ip->packet_id = rte_cpu_to_be_16((uint16_t)r->ip_id++);
 		ip->hdr_checksum = 0;
 		ip->hdr_checksum = rte_ipv4_cksum(ip);
 		icmp[0] = 0; /* echo reply */
 		icmp[2] = icmp[3] = 0;
-		uint16_t ck = (uint16_t)~rte_raw_cksum(icmp, tot - ihl);
+		uint16_t ck = msg_cksum(m, RTE_ETHER_HDR_LEN + ihl, tot - ihl, NULL);
 		memcpy(icmp + 2, &ck, 2);
 	} else {
 		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(eth + 1);
@@ -220,7 +240,8 @@ rt_icmp_echo(struct router *r, struct rte_mbuf *m, uint16_t in)
 		ip->hop_limits = 64;
 		icmp[0] = 129; /* echo reply */
 		icmp[2] = icmp[3] = 0;
-		uint16_t ck = icmp6_cksum(ip, icmp);
+		uint16_t ck = msg_cksum(m, RTE_ETHER_HDR_LEN + sizeof(*ip),
+					rte_be_to_cpu_16(ip->payload_len), ip);
 		memcpy(icmp + 2, &ck, 2);
 	}
 	rt_output(r, m, in);

@@ -169,7 +169,10 @@ setup_libs(struct router *r)
 				.max_incomplete = r->conf.neigh_max / 4 ? r->conf.neigh_max / 4 : 1,
 				.seed = rte_rdtsc()};
 	r->neigh = neigh_create(&ng, &rt_neigh_ops, r);
-	return r->neigh ? 0 : -errno;
+	if (r->neigh == NULL)
+		return -errno;
+	r->reasm = rt_reasm_create();
+	return r->reasm ? 0 : -ENOMEM;
 }
 
 /* Apply the startup file: every line must succeed. */
@@ -275,6 +278,7 @@ main(int argc, char **argv)
 		rte_eth_dev_close(p);
 	}
 	rte_pdump_uninit();
+	rt_reasm_destroy(r.reasm);
 	neigh_free(r.neigh);
 	fib_free(r.fib);
 	nh_table_free(r.nh);

@@ -79,24 +79,56 @@ next_hop(struct router *r, const struct rte_mbuf *m, uint16_t in, struct neigh_k
 	}
 }
 
-void
-rt_output(struct router *r, struct rte_mbuf *m, uint16_t in)
+static void
+send_to(struct router *r, struct rte_mbuf *m, const struct neigh_key *k)
 {
-	struct neigh_key k;
 	uint8_t mac[6];
-	struct rt_meta *meta = rt_meta(m);
-	*meta = (struct rt_meta){.own = 1};
-	if (next_hop(r, m, in, &k) != 0 || !rt_port_up(r, k.port) ||
-	    rte_pktmbuf_data_len(m) > RTE_ETHER_HDR_LEN + r->port[k.port].mtu) {
-		r->out_no_route++;
-		rte_pktmbuf_free(m);
-		return;
-	}
-	int rc = neigh_resolve(r->neigh, &k, m, rt_now_ms(), mac);
+	int rc = neigh_resolve(r->neigh, k, m, rt_now_ms(), mac);
 	if (rc == 0) {
-		rt_l2_send(r, m, k.port, mac);
+		rt_l2_send(r, m, k->port, mac);
 	} else if (rc != -EAGAIN) { /* -EAGAIN: queued until it resolves */
 		r->neigh_refused++;
 		rte_pktmbuf_free(m);
 	}
+}
+
+void
+rt_output(struct router *r, struct rte_mbuf *m, uint16_t in)
+{
+	struct neigh_key k;
+	*rt_meta(m) = (struct rt_meta){.own = 1};
+	if (next_hop(r, m, in, &k) != 0 || !rt_port_up(r, k.port)) {
+		r->out_no_route++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	unsigned int mtu = r->port[k.port].mtu;
+	if (rte_pktmbuf_pkt_len(m) <= RTE_ETHER_HDR_LEN + mtu && m->nb_segs == 1) {
+		send_to(r, m, &k);
+		return;
+	}
+	/* Larger than the link (an echo reply to a large request), or a
+	 * chain (a reply to a reassembled request), which the ports are not
+	 * set up to send: in fragments of one mbuf each. Our IPv4 packets
+	 * have DF clear; an IPv6 source may fragment (RFC 8200 4.5). A
+	 * chain is longer than one mbuf holds, so it makes two fragments
+	 * or more. */
+	unsigned int seg = rte_pktmbuf_data_room_size(r->pool) - RTE_PKTMBUF_HEADROOM;
+	if (mtu > seg - RTE_ETHER_HDR_LEN)
+		mtu = seg - RTE_ETHER_HDR_LEN;
+	struct rte_mbuf *frag[64];
+	bool v4 = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *)->ether_type ==
+		  RTE_BE16(RTE_ETHER_TYPE_IPV4);
+	int n = v4 ? rt_fragment4(r, m, mtu, frag, RTE_DIM(frag))
+		   : rt_fragment6(r, m, mtu, r->ip_id++, frag, RTE_DIM(frag));
+	rte_pktmbuf_free(m);
+	if (n < 0) {
+		r->out_no_route++;
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		*rt_meta(frag[i]) = (struct rt_meta){.own = 1};
+		send_to(r, frag[i], &k);
+	}
+	r->fragments += (uint64_t)n;
 }

@@ -18,6 +18,7 @@
 #include "fib.h"
 #include "neigh.h"
 #include "nexthop.h"
+#include "reasm.h"
 
 #define RT_MAX_PORTS 16
 #define RT_MAX_WORKERS 8
@@ -177,10 +178,15 @@ struct router {
 	uint64_t icmp_sent, icmp_ratelimited, exc_unhandled, neigh_refused;
 	uint64_t out_no_route; /* own packets with no usable route */
 	uint64_t fragments;    /* fragments sent for packets too big (frag.c) */
+	/* Fragments addressed to the router (reasm.h), and the
+	 * identification of its own IPv4 packets and IPv6 fragments. */
+	struct rt_reasm *reasm;
+	uint32_t ip_id;
 	/* stats reset: what to subtract (workers own their counters). */
 	struct rt_wstats base;
 	uint64_t base_icmp_sent, base_icmp_ratelimited, base_exc_unhandled, base_neigh_refused;
 	uint64_t base_out_no_route, base_fragments;
+	struct rt_reasm_stats base_reasm;
 	volatile int quit;
 };
 
@@ -276,6 +282,8 @@ void rt_ctl_tx(struct router *r, uint16_t port, struct rte_mbuf *m);
 
 /* exception.c: handle a packet a worker punted. Takes ownership. */
 void rt_exception(struct router *r, struct rte_mbuf *m);
+/* Expire pending reassemblies: ICMP time exceeded to their senders. */
+void rt_reasm_timer(struct router *r, uint64_t now_ms);
 /* Neighbour table callbacks. */
 extern const struct neigh_ops rt_neigh_ops;
 
@@ -294,6 +302,11 @@ void rt_l2_send(struct router *r, struct rte_mbuf *m, uint16_t port, const uint8
  * cannot be cut (DF set, multi-segment, lengths wrong), -ENOBUFS when
  * mbufs or max run out (none is left allocated). */
 int rt_fragment4(struct router *r, const struct rte_mbuf *m, unsigned int mtu,
+		 struct rte_mbuf **out, unsigned int max);
+/* The same for an IPv6 packet of the router's own (no extension header)
+ * at most mtu bytes of IP a fragment, each with a Fragment header of
+ * identification id. -EINVAL for lengths wrong or an MTU below 1280. */
+int rt_fragment6(struct router *r, const struct rte_mbuf *m, unsigned int mtu, uint32_t id,
 		 struct rte_mbuf **out, unsigned int max);
 
 /* icmp.c */

@@ -27,6 +27,17 @@ check "ping 192.0.2.1" ns_exec h1 ping -c 2 -i 0.2 -W 2 192.0.2.1
 check "ping 198.51.100.1 across" ns_exec h1 ping -c 2 -i 0.2 -W 2 198.51.100.1
 check "ping 2001:db8:1::1" ns_exec h1 ping -6 -c 2 -i 0.2 -W 2 2001:db8:1::1
 
+echo "large pings to the router: reassembled, answered in fragments"
+# IPv4 fragments reach routerd already reassembled (net_af_packet's
+# kernel side defragments, up to its 2048-byte frames): the reply is
+# fragmented. IPv6 fragments arrive as sent: routerd reassembles them.
+f0=$(stat control fragments)
+r0=$(stat control reasm_oks)
+check "IPv4 ping -s 1600 to the router" ns_exec h1 ping -c 2 -i 0.2 -W 2 -s 1600 192.0.2.1
+check "IPv6 ping -s 3000 to the router" ns_exec h1 ping -6 -c 2 -i 0.2 -W 2 -s 3000 2001:db8:1::1
+check "IPv6 requests reassembled, counted" test "$(($(stat control reasm_oks) - r0))" -eq 2
+check "replies in fragments, counted" test "$(($(stat control fragments) - f0))" -eq 10
+
 echo "the router's IPv6 link-local addresses"
 expect_out "every port has one, from its MAC" "inet6 fe80::[0-9a-f:]+/64 scope link" rc addr show dev port1
 ll=$(rc -j addr show dev port1 | grep -o '"local":"fe80[^"]*"' | cut -d'"' -f4)

@@ -1,16 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The worker's stages (dp_burst) on crafted frames, through the harness
- * of tests/common: which frames take the fast frame test, how the IPv4
- * stage uses a NIC's checksum verdict, and IPv4 fragmentation (frag.c,
- * which the control core runs on the packets the stage punts). Needs EAL (no hugepages):
- * two net_null ports.
+ * of tests/common: which frames take the fast frame test, and how the
+ * IPv4 stage uses a NIC's checksum verdict. Needs EAL (no hugepages): two
+ * net_null ports.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <errno.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -118,94 +116,6 @@ test_fast_frame(void **state)
 	rte_pktmbuf_free(m);
 }
 
-/* An IPv4 frame of 1,800 payload bytes (a counting pattern) with 12
- * bytes of options: a no-op, a loose source route (copied into every
- * fragment) and a record route (first fragment only). */
-static struct rte_mbuf *
-big_frame(uint16_t frag_field)
-{
-	static const uint8_t opt[12] = {1, 0x83, 7, 4, 10, 0, 0, 1, 7, 3, 4, 0};
-	struct rte_mbuf *m = rte_pktmbuf_alloc(r.pool);
-	assert_non_null(m);
-	uint8_t *b = (uint8_t *)rte_pktmbuf_append(m, RTE_ETHER_HDR_LEN + 32 + 1800);
-	assert_non_null(b);
-	memset(b, 0, RTE_ETHER_HDR_LEN);
-	b[12] = 0x08;
-	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(b + RTE_ETHER_HDR_LEN);
-	*ip = (struct rte_ipv4_hdr){.version_ihl = 0x48,
-				    .total_length = rte_cpu_to_be_16(32 + 1800),
-				    .packet_id = rte_cpu_to_be_16(77),
-				    .fragment_offset = rte_cpu_to_be_16(frag_field),
-				    .time_to_live = 64,
-				    .next_proto_id = IPPROTO_UDP,
-				    .src_addr = rte_cpu_to_be_32(0xc0000202),
-				    .dst_addr = rte_cpu_to_be_32(0xc6120001)};
-	memcpy(ip + 1, opt, sizeof(opt));
-	for (int i = 0; i < 1800; i++)
-		b[RTE_ETHER_HDR_LEN + 32 + i] = (uint8_t)(i * 7);
-	ip->hdr_checksum = rte_ipv4_cksum(ip);
-	return m;
-}
-
-static void
-test_fragment4(void **state)
-{
-	(void)state;
-	struct rte_mbuf *m = big_frame(0), *f[8];
-	int n = rt_fragment4(&r, m, 576, f, 8);
-	/* 544 payload bytes a fragment (576 less the header, to 8). */
-	assert_int_equal(n, 4);
-	const uint8_t *orig = rte_pktmbuf_mtod_offset(m, const uint8_t *, RTE_ETHER_HDR_LEN + 32);
-	unsigned int pos = 0;
-	for (int i = 0; i < n; i++) {
-		struct rte_ipv4_hdr *h =
-			rte_pktmbuf_mtod_offset(f[i], struct rte_ipv4_hdr *, RTE_ETHER_HDR_LEN);
-		unsigned int hl = (h->version_ihl & 0xf) * 4u,
-			     tot = rte_be_to_cpu_16(h->total_length);
-		uint16_t fo = rte_be_to_cpu_16(h->fragment_offset);
-		assert_int_equal(rte_ipv4_cksum(h), 0);
-		assert_true(tot <= 576);
-		assert_int_equal(rte_pktmbuf_data_len(f[i]), RTE_ETHER_HDR_LEN + tot);
-		assert_int_equal(h->packet_id, rte_cpu_to_be_16(77));
-		assert_int_equal((fo & RTE_IPV4_HDR_OFFSET_MASK) * 8, pos);
-		assert_int_equal((fo & RTE_IPV4_HDR_MF_FLAG) != 0, i < n - 1);
-		if (i == 0) {
-			assert_int_equal(hl, 32); /* every option */
-		} else {
-			static const uint8_t copied[8] = {0x83, 7, 4, 10, 0, 0, 1, 0};
-			assert_int_equal(hl, 28); /* the source route alone, padded */
-			assert_memory_equal(h + 1, copied, sizeof(copied));
-		}
-		assert_memory_equal((uint8_t *)h + hl, orig + pos, tot - hl);
-		pos += tot - hl;
-		rte_pktmbuf_free(f[i]);
-	}
-	assert_int_equal(pos, 1800);
-	rte_pktmbuf_free(m);
-
-	/* A fragment cut again keeps its place, and the more-fragments flag
-	 * on its last piece. */
-	m = big_frame(RTE_IPV4_HDR_MF_FLAG | 100);
-	assert_int_equal(rt_fragment4(&r, m, 576, f, 8), 4);
-	uint16_t fo = rte_be_to_cpu_16(
-		rte_pktmbuf_mtod_offset(f[3], struct rte_ipv4_hdr *, RTE_ETHER_HDR_LEN)
-			->fragment_offset);
-	assert_int_equal(fo, RTE_IPV4_HDR_MF_FLAG | (100 + 204));
-	for (int i = 0; i < 4; i++)
-		rte_pktmbuf_free(f[i]);
-	rte_pktmbuf_free(m);
-
-	/* DF set: not cut; too few slots: nothing left allocated. */
-	m = big_frame(RTE_IPV4_HDR_DF_FLAG);
-	assert_int_equal(rt_fragment4(&r, m, 576, f, 8), -EINVAL);
-	rte_pktmbuf_free(m);
-	m = big_frame(0);
-	unsigned int avail = rte_mempool_avail_count(r.pool);
-	assert_int_equal(rt_fragment4(&r, m, 576, f, 2), -ENOBUFS);
-	assert_int_equal(rte_mempool_avail_count(r.pool), avail);
-	rte_pktmbuf_free(m);
-}
-
 int
 main(int argc, char **argv)
 {
@@ -231,7 +141,6 @@ main(int argc, char **argv)
 		return 1;
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fast_frame),
-		cmocka_unit_test(test_fragment4),
 		cmocka_unit_test(test_no_offload),
 		cmocka_unit_test(test_offload),
 	};

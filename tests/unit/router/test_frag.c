@@ -1,0 +1,428 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Fragmentation (frag.c: forwarded IPv4 packets, the router's own IPv4
+ * and IPv6 ones) and reassembly of fragments addressed to the router
+ * (reasm.c): sizes, offsets and flags of the pieces, the whole datagram
+ * rebuilt from fragments in any order, duplicates, overlaps, limits and
+ * expiry, and no mbuf left behind. Needs EAL (no hugepages) for the pool.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <errno.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <rte_eal.h>
+#include <rte_ip.h>
+#include <rte_mbuf.h>
+
+#include "reasm.h"
+#include "router.h"
+
+static struct router r; /* rt_fragment4/6 use its pool alone */
+
+/* An IPv4 frame of 1,800 payload bytes (a counting pattern) with 12
+ * bytes of options: a no-op, a loose source route (copied into every
+ * fragment) and a record route (first fragment only). */
+static struct rte_mbuf *
+big_frame(uint16_t frag_field)
+{
+	static const uint8_t opt[12] = {1, 0x83, 7, 4, 10, 0, 0, 1, 7, 3, 4, 0};
+	struct rte_mbuf *m = rte_pktmbuf_alloc(r.pool);
+	assert_non_null(m);
+	uint8_t *b = (uint8_t *)rte_pktmbuf_append(m, RTE_ETHER_HDR_LEN + 32 + 1800);
+	assert_non_null(b);
+	memset(b, 0, RTE_ETHER_HDR_LEN);
+	b[12] = 0x08;
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(b + RTE_ETHER_HDR_LEN);
+	*ip = (struct rte_ipv4_hdr){.version_ihl = 0x48,
+				    .total_length = rte_cpu_to_be_16(32 + 1800),
+				    .packet_id = rte_cpu_to_be_16(77),
+				    .fragment_offset = rte_cpu_to_be_16(frag_field),
+				    .time_to_live = 64,
+				    .next_proto_id = IPPROTO_UDP,
+				    .src_addr = rte_cpu_to_be_32(0xc0000202),
+				    .dst_addr = rte_cpu_to_be_32(0xc6120001)};
+	memcpy(ip + 1, opt, sizeof(opt));
+	for (int i = 0; i < 1800; i++)
+		b[RTE_ETHER_HDR_LEN + 32 + i] = (uint8_t)(i * 7);
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	return m;
+}
+
+static void
+test_fragment4(void **state)
+{
+	(void)state;
+	struct rte_mbuf *m = big_frame(0), *f[8];
+	int n = rt_fragment4(&r, m, 576, f, 8);
+	/* 544 payload bytes a fragment (576 less the header, to 8). */
+	assert_int_equal(n, 4);
+	const uint8_t *orig = rte_pktmbuf_mtod_offset(m, const uint8_t *, RTE_ETHER_HDR_LEN + 32);
+	unsigned int pos = 0;
+	for (int i = 0; i < n; i++) {
+		struct rte_ipv4_hdr *h =
+			rte_pktmbuf_mtod_offset(f[i], struct rte_ipv4_hdr *, RTE_ETHER_HDR_LEN);
+		unsigned int hl = (h->version_ihl & 0xf) * 4u,
+			     tot = rte_be_to_cpu_16(h->total_length);
+		uint16_t fo = rte_be_to_cpu_16(h->fragment_offset);
+		assert_int_equal(rte_ipv4_cksum(h), 0);
+		assert_true(tot <= 576);
+		assert_int_equal(rte_pktmbuf_data_len(f[i]), RTE_ETHER_HDR_LEN + tot);
+		assert_int_equal(h->packet_id, rte_cpu_to_be_16(77));
+		assert_int_equal((fo & RTE_IPV4_HDR_OFFSET_MASK) * 8, pos);
+		assert_int_equal((fo & RTE_IPV4_HDR_MF_FLAG) != 0, i < n - 1);
+		if (i == 0) {
+			assert_int_equal(hl, 32); /* every option */
+		} else {
+			static const uint8_t copied[8] = {0x83, 7, 4, 10, 0, 0, 1, 0};
+			assert_int_equal(hl, 28); /* the source route alone, padded */
+			assert_memory_equal(h + 1, copied, sizeof(copied));
+		}
+		assert_memory_equal((uint8_t *)h + hl, orig + pos, tot - hl);
+		pos += tot - hl;
+		rte_pktmbuf_free(f[i]);
+	}
+	assert_int_equal(pos, 1800);
+	rte_pktmbuf_free(m);
+
+	/* A fragment cut again keeps its place, and the more-fragments flag
+	 * on its last piece. */
+	m = big_frame(RTE_IPV4_HDR_MF_FLAG | 100);
+	assert_int_equal(rt_fragment4(&r, m, 576, f, 8), 4);
+	uint16_t fo = rte_be_to_cpu_16(
+		rte_pktmbuf_mtod_offset(f[3], struct rte_ipv4_hdr *, RTE_ETHER_HDR_LEN)
+			->fragment_offset);
+	assert_int_equal(fo, RTE_IPV4_HDR_MF_FLAG | (100 + 204));
+	for (int i = 0; i < 4; i++)
+		rte_pktmbuf_free(f[i]);
+	rte_pktmbuf_free(m);
+
+	/* DF set: not cut; too few slots: nothing left allocated. */
+	m = big_frame(RTE_IPV4_HDR_DF_FLAG);
+	assert_int_equal(rt_fragment4(&r, m, 576, f, 8), -EINVAL);
+	rte_pktmbuf_free(m);
+	m = big_frame(0);
+	unsigned int avail = rte_mempool_avail_count(r.pool);
+	assert_int_equal(rt_fragment4(&r, m, 576, f, 2), -ENOBUFS);
+	assert_int_equal(rte_mempool_avail_count(r.pool), avail);
+	rte_pktmbuf_free(m);
+}
+
+/* Data byte i of the test datagrams. */
+static uint8_t
+pattern(uint32_t i)
+{
+	return (uint8_t)(i * 7 + i / 251);
+}
+
+static uint8_t *
+new_frame(struct rte_mbuf **m, unsigned int len, uint16_t ethertype)
+{
+	*m = rte_pktmbuf_alloc(r.pool);
+	assert_non_null(*m);
+	uint8_t *b = (uint8_t *)rte_pktmbuf_append(*m, (uint16_t)len);
+	assert_non_null(b);
+	memset(b, 0, RTE_ETHER_HDR_LEN);
+	b[12] = (uint8_t)(ethertype >> 8);
+	b[13] = (uint8_t)ethertype;
+	return b;
+}
+
+/* An IPv4 fragment from 192.0.2.2 to 192.0.2.1: len data bytes at off. */
+static struct rte_mbuf *
+frag4(uint16_t id, uint32_t off, uint32_t len, bool more)
+{
+	struct rte_mbuf *m;
+	uint8_t *b = new_frame(&m, RTE_ETHER_HDR_LEN + 20 + len, RTE_ETHER_TYPE_IPV4);
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(b + RTE_ETHER_HDR_LEN);
+	*ip = (struct rte_ipv4_hdr){
+		.version_ihl = 0x45,
+		.total_length = rte_cpu_to_be_16((uint16_t)(20 + len)),
+		.packet_id = rte_cpu_to_be_16(id),
+		.fragment_offset = rte_cpu_to_be_16((uint16_t)(off / 8 | (more ? 0x2000 : 0))),
+		.time_to_live = 64,
+		.next_proto_id = IPPROTO_ICMP,
+		.src_addr = rte_cpu_to_be_32(0xc0000202),
+		.dst_addr = rte_cpu_to_be_32(0xc0000201)};
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	for (uint32_t i = 0; i < len; i++)
+		b[RTE_ETHER_HDR_LEN + 20 + i] = pattern(off + i);
+	return m;
+}
+
+/* An IPv6 fragment from 2001:db8::2 to 2001:db8::1 (ICMPv6 inside):
+ * len data bytes at off; with a Destination Options header before the
+ * Fragment header if dstopt. */
+static struct rte_mbuf *
+frag6(uint32_t id, uint32_t off, uint32_t len, bool more, bool dstopt)
+{
+	struct rte_mbuf *m;
+	unsigned int ext = dstopt ? 8 : 0;
+	uint8_t *b = new_frame(&m, RTE_ETHER_HDR_LEN + 40 + ext + 8 + len, RTE_ETHER_TYPE_IPV6);
+	struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(b + RTE_ETHER_HDR_LEN);
+	*ip = (struct rte_ipv6_hdr){.vtc_flow = rte_cpu_to_be_32(0x60000000),
+				    .payload_len = rte_cpu_to_be_16((uint16_t)(ext + 8 + len)),
+				    .proto = dstopt ? IPPROTO_DSTOPTS : IPPROTO_FRAGMENT,
+				    .hop_limits = 64,
+				    .src_addr = {0x20, 0x01, 0x0d, 0xb8, [15] = 2},
+				    .dst_addr = {0x20, 0x01, 0x0d, 0xb8, [15] = 1}};
+	uint8_t *p = (uint8_t *)(ip + 1);
+	if (dstopt) { /* next: Fragment; length 0 (8 bytes); a PadN option */
+		static const uint8_t opt[8] = {IPPROTO_FRAGMENT, 0, 1, 4, 0, 0, 0, 0};
+		memcpy(p, opt, 8);
+		p += 8;
+	}
+	struct rte_ipv6_fragment_ext *fh = (struct rte_ipv6_fragment_ext *)p;
+	fh->next_header = IPPROTO_ICMPV6;
+	fh->reserved = 0;
+	fh->frag_data = rte_cpu_to_be_16((uint16_t)(off | (more ? 1 : 0)));
+	fh->id = rte_cpu_to_be_32(id);
+	for (uint32_t i = 0; i < len; i++)
+		p[8 + i] = pattern(off + i);
+	return m;
+}
+
+/* m's bytes from off are the data pattern, len of them. */
+static void
+assert_data(const struct rte_mbuf *m, uint32_t off, uint32_t len)
+{
+	assert_int_equal(rte_pktmbuf_pkt_len(m), off + len);
+	for (uint32_t i = 0; i < len; i++) {
+		uint8_t buf;
+		const uint8_t *b = rte_pktmbuf_read(m, off + i, 1, &buf);
+		if (*b != pattern(i))
+			fail_msg("data byte %u is %u, not %u", i, *b, pattern(i));
+	}
+}
+
+static uint64_t now = 1000000;
+
+/* Feed the n fragments in the order given; @return what the last gave
+ * (the earlier ones must give nothing). */
+static struct rte_mbuf *
+feed(struct rt_reasm *ra, struct rte_mbuf **f, int n)
+{
+	struct rte_mbuf *out = NULL;
+	for (int i = 0; i < n; i++) {
+		assert_true(rt_reasm_is_fragment(f[i]));
+		out = rt_reasm_in(ra, f[i], r.pool, now);
+		if (i < n - 1)
+			assert_null(out);
+	}
+	return out;
+}
+
+/* 5,000 data bytes in four IPv4 fragments, given in reverse order; then
+ * in order with a duplicate. */
+static void
+test_reasm4(void **state)
+{
+	(void)state;
+	unsigned int avail = rte_mempool_avail_count(r.pool);
+	struct rt_reasm *ra = rt_reasm_create();
+	assert_non_null(ra);
+	struct rte_mbuf *f[5] = {frag4(9, 4440, 560, false), frag4(9, 2960, 1480, true),
+				 frag4(9, 1480, 1480, true), frag4(9, 0, 1480, true)};
+	struct rte_mbuf *m = feed(ra, f, 4);
+	assert_non_null(m);
+	assert_true(m->nb_segs > 1); /* 5,034 bytes: more than one mbuf */
+	const struct rte_ipv4_hdr *ip =
+		rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *, RTE_ETHER_HDR_LEN);
+	assert_int_equal(rte_be_to_cpu_16(ip->total_length), 5020);
+	assert_int_equal(ip->fragment_offset, 0);
+	assert_int_equal(rte_ipv4_cksum(ip), 0);
+	assert_int_equal(rte_be_to_cpu_16(ip->packet_id), 9);
+	assert_data(m, RTE_ETHER_HDR_LEN + 20, 5000);
+	rte_pktmbuf_free(m);
+
+	f[0] = frag4(10, 0, 1480, true);
+	f[1] = frag4(10, 1480, 1480, true);
+	f[2] = frag4(10, 1480, 1480, true); /* the same again: ignored */
+	f[3] = frag4(10, 2960, 1480, true);
+	f[4] = frag4(10, 4440, 560, false);
+	m = feed(ra, f, 5);
+	assert_non_null(m);
+	assert_data(m, RTE_ETHER_HDR_LEN + 20, 5000);
+	rte_pktmbuf_free(m);
+
+	struct rt_reasm_stats st;
+	rt_reasm_stats(ra, &st);
+	assert_int_equal(st.reqds, 9);
+	assert_int_equal(st.oks, 2);
+	assert_int_equal(st.fails, 0);
+	rt_reasm_destroy(ra);
+	assert_int_equal(rte_mempool_avail_count(r.pool), avail);
+}
+
+/* IPv6, with a Destination Options header before the Fragment header:
+ * the Fragment header goes, the options stay, the next header chain is
+ * mended. Then an atomic fragment, a datagram of its own (RFC 6946). */
+static void
+test_reasm6(void **state)
+{
+	(void)state;
+	unsigned int avail = rte_mempool_avail_count(r.pool);
+	struct rt_reasm *ra = rt_reasm_create();
+	struct rte_mbuf *f[3] = {frag6(0x12345678, 2464, 536, false, true),
+				 frag6(0x12345678, 0, 1232, true, true),
+				 frag6(0x12345678, 1232, 1232, true, true)};
+	struct rte_mbuf *m = feed(ra, f, 3);
+	assert_non_null(m);
+	const uint8_t *b = rte_pktmbuf_mtod(m, const uint8_t *);
+	const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)(b + RTE_ETHER_HDR_LEN);
+	assert_int_equal(ip->proto, IPPROTO_DSTOPTS);
+	assert_int_equal(b[RTE_ETHER_HDR_LEN + 40], IPPROTO_ICMPV6); /* was: Fragment */
+	assert_int_equal(rte_be_to_cpu_16(ip->payload_len), 8 + 3000);
+	assert_data(m, RTE_ETHER_HDR_LEN + 48, 3000);
+	rte_pktmbuf_free(m);
+
+	m = rt_reasm_in(ra, frag6(7, 0, 100, false, false), r.pool, now);
+	assert_non_null(m);
+	ip = rte_pktmbuf_mtod_offset(m, const struct rte_ipv6_hdr *, RTE_ETHER_HDR_LEN);
+	assert_int_equal(ip->proto, IPPROTO_ICMPV6);
+	assert_data(m, RTE_ETHER_HDR_LEN + 40, 100);
+	rte_pktmbuf_free(m);
+	rt_reasm_destroy(ra);
+	assert_int_equal(rte_mempool_avail_count(r.pool), avail);
+}
+
+/* What is given up: an overlap discards the datagram (RFC 5722), a
+ * datagram longer than 65,535 bytes is refused, data after the first
+ * that is not a multiple of 8 is refused, a datagram that does not
+ * complete expires (its first fragment returned, for the ICMP error),
+ * and no more than RT_REASM_MAX are pending. */
+static void
+test_reasm_limits(void **state)
+{
+	(void)state;
+	unsigned int avail = rte_mempool_avail_count(r.pool);
+	struct rt_reasm *ra = rt_reasm_create();
+	struct rt_reasm_stats st;
+
+	assert_null(rt_reasm_in(ra, frag4(1, 0, 1480, true), r.pool, now));
+	assert_null(rt_reasm_in(ra, frag4(1, 1472, 1480, true), r.pool, now)); /* overlaps */
+	rt_reasm_stats(ra, &st);
+	assert_int_equal(st.fails, 2); /* the datagram, and the fragment that broke it */
+	assert_null(rt_reasm_in(ra, frag4(1, 1480, 100, false), r.pool, now));
+	assert_null(rt_reasm_in(ra, frag4(2, 65528, 16, false), r.pool, now)); /* too long */
+	assert_null(rt_reasm_in(ra, frag6(3, 0, 1001, true, false), r.pool, now));
+	rt_reasm_stats(ra, &st);
+	assert_int_equal(st.fails, 4);
+	/* id 1's last fragment is pending, without its first: it expires
+	 * with nothing to quote. */
+	assert_null(rt_reasm_expire(ra, now + RT_REASM_TIMEOUT4_MS));
+
+	for (uint16_t id = 100; id < 100 + RT_REASM_MAX; id++)
+		assert_null(rt_reasm_in(ra, frag4(id, 0, 8, true), r.pool, now));
+	assert_null(rt_reasm_in(ra, frag4(99, 0, 8, true), r.pool, now)); /* no room */
+	rt_reasm_stats(ra, &st);
+	assert_int_equal(st.fails, 6);
+	assert_null(rt_reasm_expire(ra, now + RT_REASM_TIMEOUT4_MS - 1));
+	for (int i = 0; i < RT_REASM_MAX; i++) {
+		struct rte_mbuf *first = rt_reasm_expire(ra, now + RT_REASM_TIMEOUT4_MS);
+		assert_non_null(first);
+		const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(
+			first, const struct rte_ipv4_hdr *, RTE_ETHER_HDR_LEN);
+		assert_int_equal(rte_be_to_cpu_16(ip->fragment_offset), 0x2000); /* the first */
+		rte_pktmbuf_free(first);
+	}
+	assert_null(rt_reasm_expire(ra, now + RT_REASM_TIMEOUT4_MS));
+	rt_reasm_stats(ra, &st);
+	assert_int_equal(st.timeouts, RT_REASM_MAX + 1);
+	/* Room again. */
+	assert_null(rt_reasm_in(ra, frag4(99, 0, 8, true), r.pool, now));
+	rt_reasm_destroy(ra); /* frees what is pending */
+	assert_int_equal(rte_mempool_avail_count(r.pool), avail);
+}
+
+/* The router's own packets larger than the MTU: a reassembled (chained)
+ * 5,000-byte IPv4 datagram cut at 1500, an IPv6 one of 3,000 at 1280;
+ * their fragments reassemble to the same bytes. */
+static void
+test_fragment_own(void **state)
+{
+	(void)state;
+	unsigned int avail = rte_mempool_avail_count(r.pool);
+	struct rt_reasm *ra = rt_reasm_create();
+	struct rte_mbuf *f[8], *out[8];
+	f[0] = frag4(5, 0, 1480, true);
+	f[1] = frag4(5, 1480, 1480, true);
+	f[2] = frag4(5, 2960, 1480, true);
+	f[3] = frag4(5, 4440, 560, false);
+	struct rte_mbuf *m = feed(ra, f, 4);
+	assert_non_null(m);
+	int n = rt_fragment4(&r, m, 1500, out, 8);
+	assert_int_equal(n, 4);
+	for (int i = 0; i < n; i++) {
+		const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(
+			out[i], const struct rte_ipv4_hdr *, RTE_ETHER_HDR_LEN);
+		assert_true(rte_be_to_cpu_16(ip->total_length) <= 1500);
+		assert_int_equal(out[i]->nb_segs, 1);
+	}
+	rte_pktmbuf_free(m);
+	m = feed(ra, out, n);
+	assert_non_null(m);
+	assert_data(m, RTE_ETHER_HDR_LEN + 20, 5000);
+	rte_pktmbuf_free(m);
+
+	f[0] = frag6(6, 0, 1504, true, false);
+	f[1] = frag6(6, 1504, 1496, false, false);
+	m = feed(ra, f, 2);
+	assert_non_null(m);
+	n = rt_fragment6(&r, m, 1280, 0xabcdef, out, 8);
+	assert_int_equal(n, 3); /* 1232 + 1232 + 536 */
+	for (int i = 0; i < n; i++) {
+		const uint8_t *b = rte_pktmbuf_mtod(out[i], const uint8_t *);
+		const struct rte_ipv6_hdr *ip =
+			(const struct rte_ipv6_hdr *)(b + RTE_ETHER_HDR_LEN);
+		const struct rte_ipv6_fragment_ext *fh = (const void *)(ip + 1);
+		assert_int_equal(ip->proto, IPPROTO_FRAGMENT);
+		assert_int_equal(fh->next_header, IPPROTO_ICMPV6);
+		assert_int_equal(rte_be_to_cpu_32(fh->id), 0xabcdef);
+		assert_int_equal(rte_be_to_cpu_16(fh->frag_data), (i * 1232) | (i < n - 1));
+		assert_true(40 + rte_be_to_cpu_16(ip->payload_len) <= 1280);
+	}
+	rte_pktmbuf_free(m);
+	m = feed(ra, out, n);
+	assert_non_null(m);
+	assert_data(m, RTE_ETHER_HDR_LEN + 40, 3000);
+	/* Below the IPv6 minimum MTU: refused. */
+	assert_int_equal(rt_fragment6(&r, m, 1279, 1, out, 8), -EINVAL);
+	rte_pktmbuf_free(m);
+	rt_reasm_destroy(ra);
+	assert_int_equal(rte_mempool_avail_count(r.pool), avail);
+}
+
+int
+main(int argc, char **argv)
+{
+	char *eal[] = {argv[0],
+		       "-l",
+		       "0",
+		       "--no-huge",
+		       "-m",
+		       "256",
+		       "--no-pci",
+		       "--no-telemetry",
+		       "--file-prefix=test_frag",
+		       "--log-level=lib.eal:error"};
+	(void)argc;
+	if (rte_eal_init((int)RTE_DIM(eal), eal) < 0)
+		return 1;
+	r.pool = rte_pktmbuf_pool_create("frag", 1023, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+					 (int)rte_socket_id());
+	if (r.pool == NULL)
+		return 1;
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fragment4),    cmocka_unit_test(test_reasm4),
+		cmocka_unit_test(test_reasm6),       cmocka_unit_test(test_reasm_limits),
+		cmocka_unit_test(test_fragment_own),
+	};
+	int rc = cmocka_run_group_tests(tests, NULL, NULL);
+	rte_mempool_free(r.pool);
+	rte_eal_cleanup();
+	return rc;
+}
