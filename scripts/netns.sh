@@ -72,8 +72,9 @@ ns_exec() {
 }
 
 # ns_start_router BUILD SOCKET STARTUP [extra routerd options...]
-# RT_LCORES (EAL lcores, default "-l 0,1") and RT_QPAIRS (queue pairs per
-# port: one per worker, default 1) may be set.
+# RT_LCORES (EAL lcores, default "-l 0,1"), RT_QPAIRS (queue pairs per
+# port: one per worker, default 1) and RT_OUT (a file for routerd's output
+# and log, default stdout) may be set.
 ns_start_router() {
 	local build=$1 sock=$2 startup=$3 vdevs=() i=0 mem
 	shift 3
@@ -87,7 +88,7 @@ ns_start_router() {
 	# shellcheck disable=SC2086
 	ip netns exec "$RT_NS" "$build/app/routerd" ${RT_LCORES:--l 0,1} $mem --no-pci \
 		--file-prefix="$NS_PREFIX" --log-level=lib.eal:error "${vdevs[@]}" -- \
-		--socket "$sock" --startup "$startup" "$@" &
+		--socket "$sock" --startup "$startup" "$@" >>"${RT_OUT:-/dev/stdout}" 2>&1 &
 	RT_PID=$!
 	for _ in $(seq 100); do
 		[ -S "$sock" ] && return 0

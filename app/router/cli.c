@@ -282,9 +282,12 @@ cmd_link(struct cli *c)
 		if ((rc = nh_port_set(r->nh, port, r->port[port].mac.addr_bytes, (uint16_t)mtu)) <
 		    0)
 			return cli_fail(c, -rc, "link set: %s", strerror(-rc));
+		RT_LOG(NOTICE, control, "%s: mtu %u -> %u", r->port[port].name, r->port[port].mtu,
+		       mtu);
 		r->port[port].mtu = (uint16_t)mtu;
 	}
 	if (up != rt_port_up(r, port)) {
+		RT_LOG(NOTICE, control, "%s: %s", r->port[port].name, up ? "up" : "down");
 		/* Workers send only with a valid header, which nh_port_down
 		 * withdraws; the mask is what their slow path reads to say
 		 * why (port_down rather than a neighbour to resolve). So the
@@ -399,6 +402,47 @@ stat_line(struct cli *c, bool *first, const char *group, const char *name, uint6
 	else
 		rt_buf_printf(c->out, "%-10s %-24s %llu\n", group, name, (unsigned long long)v);
 	*first = false;
+}
+
+static const char *const log_levels[] = {"emerg",   "alert",  "crit", "err",
+					 "warning", "notice", "info", "debug"};
+
+/* log [show] | log level PATTERN LEVEL: routerd's log types (log.h) and
+ * their levels, changed at run time as EAL's --log-level does at start
+ * (PATTERN a glob such as router.* or any DPDK log type). */
+static int
+cmd_log(struct cli *c)
+{
+	const char *cmd = cli_next(c);
+	if (cmd == NULL || cli_matches(cmd, "show")) {
+		if (c->json)
+			rt_buf_printf(c->out, "{");
+		for (unsigned int i = 0; i < rt_nb_logtypes; i++) {
+			int lv = rte_log_get_level(*rt_logtypes[i].type);
+			const char *name = lv >= 1 && lv <= 8 ? log_levels[lv - 1] : "?";
+			if (c->json)
+				rt_buf_printf(c->out, "%s\"%s\":\"%s\"", i ? "," : "",
+					      rt_logtypes[i].name, name);
+			else
+				rt_buf_printf(c->out, "%-18s %s\n", rt_logtypes[i].name, name);
+		}
+		if (c->json)
+			rt_buf_printf(c->out, "}\n");
+		return 0;
+	}
+	if (!cli_matches(cmd, "level"))
+		return cli_fail(c, EINVAL, "log: unknown command '%s' (try show, level)", cmd);
+	const char *pattern = cli_next(c), *level = cli_next(c);
+	if (pattern == NULL || level == NULL || cli_next(c) != NULL)
+		return cli_fail(c, EINVAL, "usage: log level PATTERN LEVEL");
+	for (unsigned int i = 0; i < RTE_DIM(log_levels); i++)
+		if (strcmp(level, log_levels[i]) == 0) {
+			if (rte_log_set_level_pattern(pattern, i + 1) < 0)
+				return cli_fail(c, EINVAL, "log level: cannot set '%s'", pattern);
+			RT_LOG(NOTICE, control, "log level %s %s", pattern, level);
+			return 0;
+		}
+	return cli_fail(c, EINVAL, "log level: unknown level '%s' (emerg ... debug)", level);
 }
 
 /* stats [show|reset] */
@@ -528,8 +572,10 @@ rt_cli_exec(struct router *r, const char *line, struct rt_buf *out, char *err, s
 		return cli_rule(&c);
 	if (cli_matches(obj, "stats"))
 		return cmd_stats(&c);
+	if (cli_matches(obj, "log"))
+		return cmd_log(&c);
 	return cli_fail(&c, EINVAL,
 			"unknown object '%s' (try route, addr, link, neigh, nexthop, "
-			"rule, stats)",
+			"rule, stats, log)",
 			obj);
 }

@@ -135,8 +135,10 @@ run_line(struct router *r, struct client *c, char *line)
 	if (rt_cli_exec(r, line, &c->out, err, sizeof(err)) < 0) {
 		c->out.len = before; /* a failed command shows only its error */
 		rt_buf_printf(&c->out, ".err %s\n", err);
+		RT_LOG(DEBUG, control, "'%s': %s", line, err);
 	} else {
 		rt_buf_printf(&c->out, ".ok\n");
+		RT_LOG(DEBUG, control, "'%s': ok", line);
 	}
 }
 

@@ -4,6 +4,8 @@
  * packet a worker punted, and the neighbour table's callbacks (probes,
  * header republication, queued packets).
  */
+#include <arpa/inet.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <rte_cycles.h>
@@ -260,9 +262,12 @@ void
 rt_reasm_timer(struct router *r, uint64_t now_ms)
 {
 	struct rte_mbuf *first;
-	while ((first = rt_reasm_expire(r->reasm, now_ms)) != NULL)
+	while ((first = rt_reasm_expire(r->reasm, now_ms)) != NULL) {
+		RT_LOG(DEBUG, exception, "reassembly timed out, first fragment from %s",
+		       first->port < r->nb_ports ? r->port[first->port].name : "?");
 		/* Fragment reassembly time exceeded (RFC 792, RFC 4443). */
 		rt_icmp_error(r, first, first->port, is_v4(first) ? 11 : 3, 1, 0);
+	}
 }
 
 void
@@ -406,10 +411,28 @@ host_route(const struct neigh_key *k, uint32_t nh)
  * without the control core; the route goes when it fails, which keeps
  * their number bounded by the neighbour table's.
  */
+/* "192.0.2.2 on port0", for the log. */
+static const char *
+neigh_name(const struct router *r, const struct neigh_key *k, char *buf, size_t len)
+{
+	char a[INET6_ADDRSTRLEN];
+	inet_ntop(k->family == NEIGH_AF_INET ? AF_INET : AF_INET6, k->addr, a, sizeof(a));
+	snprintf(buf, len, "%s on %s", a, k->port < r->nb_ports ? r->port[k->port].name : "?");
+	return buf;
+}
+
 static void
 cb_changed(void *ctx, const struct neigh_key *k, const uint8_t *mac)
 {
 	struct router *r = ctx;
+	if (rte_log_can_log(rt_logtype_neigh, RTE_LOG_DEBUG)) {
+		char n[80];
+		if (mac != NULL)
+			RT_LOG(DEBUG, neigh, "%s: lladdr " RT_MAC_FMT,
+			       neigh_name(r, k, n, sizeof(n)), RT_MAC_BYTES(mac));
+		else
+			RT_LOG(DEBUG, neigh, "%s: not usable", neigh_name(r, k, n, sizeof(n)));
+	}
 	bool host = connected_host(r, k);
 	struct fib_route hr = host_route(k, 0), got;
 	bool have = host && fib_route_get(r->fib, &hr, false, &got) == 0;
@@ -420,8 +443,14 @@ cb_changed(void *ctx, const struct neigh_key *k, const uint8_t *mac)
 		if (nh_add(r->nh, &s, &nh) == 0) {
 			nh_neigh_update(r->nh, k->port, k->family, k->addr, mac);
 			hr.nh = nh;
-			if (fib_route_add(r->fib, &hr) != 0)
+			int rc = fib_route_add(r->fib, &hr);
+			if (rc != 0) {
+				char n[80];
+				RT_LOG(WARNING, neigh,
+				       "%s: no host route (%s): its packets take the slow path",
+				       neigh_name(r, k, n, sizeof(n)), strerror(-rc));
 				nh_unref(r->nh, nh);
+			}
 		}
 	}
 	nh_neigh_update(r->nh, k->port, k->family, k->addr, mac);
@@ -439,7 +468,9 @@ cb_send(void *ctx, const struct neigh_key *k, const uint8_t *mac, void **pkts, u
 static void
 cb_failed(void *ctx, const struct neigh_key *k, void **pkts, unsigned int n)
 {
-	(void)k;
+	char name[80];
+	RT_LOG(DEBUG, neigh, "%s: failed, %u queued packets answered",
+	       neigh_name(ctx, k, name, sizeof(name)), n);
 	for (unsigned int i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		bool v4 = is_v4(m);

@@ -20,6 +20,7 @@
 #include <rte_ring.h>
 
 #include "conf.h"
+#include "log.h"
 #include "router.h"
 
 static struct router *running;
@@ -35,7 +36,7 @@ on_signal(int sig)
 static int
 fail(const char *what, int rc)
 {
-	fprintf(stderr, "routerd: %s: %s\n", what, strerror(rc < 0 ? -rc : rc));
+	RT_LOG(ERR, main, "%s: %s", what, strerror(rc < 0 ? -rc : rc));
 	return -1;
 }
 
@@ -48,10 +49,10 @@ setup_port(struct router *r, uint16_t id)
 		return rc;
 	uint16_t nq = (uint16_t)r->nb_workers;
 	if (info.max_rx_queues < nq || info.max_tx_queues < nq) {
-		fprintf(stderr,
-			"routerd: port%u (%s) has %u RX and %u TX queues; %u workers need "
-			"%u of each (for net_af_packet: qpairs=%u)\n",
-			id, info.driver_name, info.max_rx_queues, info.max_tx_queues, nq, nq, nq);
+		RT_LOG(ERR, main,
+		       "port%u (%s) has %u RX and %u TX queues; %u workers need "
+		       "%u of each (for net_af_packet: qpairs=%u)",
+		       id, info.driver_name, info.max_rx_queues, info.max_tx_queues, nq, nq, nq);
 		return -EINVAL;
 	}
 	struct rte_eth_conf conf = {0};
@@ -90,6 +91,11 @@ setup_port(struct router *r, uint16_t id)
 	uint16_t mtu = 1500;
 	rte_eth_dev_get_mtu(id, &mtu);
 	p->mtu = mtu;
+	RT_LOG(INFO, main,
+	       "%s: %s, " RT_MAC_FMT ", mtu %u, %u queue pair%s of %u/%u descriptors%s%s", p->name,
+	       info.driver_name, RT_MAC_BYTES(p->mac.addr_bytes), p->mtu, nq, nq > 1 ? "s" : "",
+	       rxd, txd, conf.rxmode.mq_mode == RTE_ETH_MQ_RX_RSS ? ", RSS" : "",
+	       rx_ip_csum ? ", IPv4 RX checksum offload" : "");
 	return nh_port_set(r->nh, id, p->mac.addr_bytes, p->mtu);
 }
 
@@ -121,7 +127,7 @@ setup_workers(struct router *r)
 		w->lcore = lcore;
 	}
 	if (r->nb_workers == 0) {
-		fprintf(stderr, "routerd: no worker lcore: give EAL two or more (-l 0,1)\n");
+		RT_LOG(ERR, main, "no worker lcore: give EAL two or more (-l 0,1)");
 		return -EINVAL;
 	}
 	return 0;
@@ -181,7 +187,7 @@ run_startup(struct router *r, const char *path)
 {
 	FILE *f = fopen(path, "r");
 	if (f == NULL) {
-		fprintf(stderr, "routerd: %s: %s\n", path, strerror(errno));
+		RT_LOG(ERR, main, "%s: %s", path, strerror(errno));
 		return -errno;
 	}
 	char line[4096], err[256];
@@ -193,7 +199,7 @@ run_startup(struct router *r, const char *path)
 		line[strcspn(line, "\r\n")] = 0;
 		out.len = 0;
 		if ((rc = rt_cli_exec(r, line, &out, err, sizeof(err))) < 0)
-			fprintf(stderr, "routerd: %s:%u: %s\n", path, n, err);
+			RT_LOG(ERR, main, "%s:%u: %s", path, n, err);
 	}
 	free(out.s);
 	fclose(f);
@@ -233,15 +239,18 @@ main(int argc, char **argv)
 	RTE_ETH_FOREACH_DEV(id)
 	{
 		if (id >= RT_MAX_PORTS) {
-			fprintf(stderr, "routerd: more than %u ports\n", RT_MAX_PORTS);
+			RT_LOG(ERR, main, "more than %u ports", RT_MAX_PORTS);
 			return 2;
 		}
-		if ((rc = setup_port(&r, id)) < 0)
-			return fail("port setup", rc);
+		if ((rc = setup_port(&r, id)) < 0) {
+			char what[32];
+			snprintf(what, sizeof(what), "port%u setup", id);
+			return fail(what, rc);
+		}
 		r.nb_ports = id + 1;
 	}
 	if (r.nb_ports == 0)
-		fprintf(stderr, "routerd: no ports (give EAL --vdev or a PCI device)\n");
+		RT_LOG(WARNING, main, "no ports (give EAL --vdev or a PCI device)");
 	for (uint16_t p = 0; p < r.nb_ports; p++)
 		if ((rc = add_link_local(&r, p)) < 0)
 			return fail("link-local address", rc);
@@ -264,13 +273,12 @@ main(int argc, char **argv)
 	signal(SIGTERM, on_signal);
 	/* dpdk-dumpcap can capture on any port (a secondary process). */
 	if (rte_pdump_init() != 0)
-		fprintf(stderr, "routerd: packet capture unavailable: %s\n",
-			rte_strerror(rte_errno));
+		RT_LOG(WARNING, main, "packet capture unavailable: %s", rte_strerror(rte_errno));
 	rte_eal_mp_remote_launch(rt_worker_main, &r, SKIP_MAIN);
-	printf("routerd: %u ports, %u workers, socket %s\n", r.nb_ports, r.nb_workers,
+	RT_LOG(NOTICE, main, "%u ports, %u workers, socket %s", r.nb_ports, r.nb_workers,
 	       r.conf.socket_path);
-	fflush(stdout);
 	rc = rt_control_run(&r);
+	RT_LOG(NOTICE, main, "stopping");
 	r.quit = 1;
 	rte_eal_mp_wait_lcore();
 	for (uint16_t p = 0; p < r.nb_ports; p++) {

@@ -16,6 +16,7 @@
 #include <rte_mbuf_dyn.h>
 
 #include "fib.h"
+#include "log.h"
 #include "neigh.h"
 #include "nexthop.h"
 #include "reasm.h"

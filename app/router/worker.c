@@ -40,6 +40,7 @@ rt_worker_main(void *arg)
 	unsigned int idle = 0;
 	uint16_t q = (uint16_t)w->id;
 
+	RT_LOG(INFO, main, "worker %u on lcore %u: queue %u of every port", w->id, w->lcore, q);
 	rte_rcu_qsbr_thread_register(r->qsbr, w->id);
 	rte_rcu_qsbr_thread_online(r->qsbr, w->id);
 	uint64_t last = rte_rdtsc();

@@ -201,7 +201,9 @@ usage(void)
 		"        table ID|blackhole|unreachable|prohibit | rule show\n"
 		"  neigh add ADDR lladdr MAC dev PORT [permanent] | neigh del ADDR dev PORT\n"
 		"  neigh show [dev PORT] | neigh flush dev PORT\n"
-		"  stats [show|reset]\n");
+		"  stats [show|reset]\n"
+		"  log [show] | log level PATTERN "
+		"emerg|alert|crit|err|warning|notice|info|debug\n");
 }
 
 int

@@ -4,7 +4,27 @@
 # IPv4 table loaded with -b, with route get spot checks.
 . "$(dirname "$0")/lib.sh"
 two_hosts
-start_router
+RT_OUT=$WORK/routerd.out start_router
+
+echo "log"
+expect_out "startup logged: ports" "routerd main: port1: net_af_packet, ([0-9a-f]{2}:){5}[0-9a-f]{2}, mtu 1500" \
+	cat "$WORK/routerd.out"
+expect_out "startup logged: ready" "routerd main: 2 ports, 1 workers, socket" cat "$WORK/routerd.out"
+expect_out "log types and their levels" "router.neigh +notice" rc log show
+check "log level router.* debug" rc log level 'router.*' debug
+expect_out "levels changed" '"router.main":"debug","router.control":"debug","router.neigh":"debug"' \
+	rc -j log show
+expect_out "an unknown level refused" "unknown level 'loud'" \
+	bash -c "! $BUILD/app/routerctl -s $SOCK log level router.main loud"
+ns_exec h1 ping -c 1 -W 2 198.51.100.2 >/dev/null
+rc link set port1 mtu 1400
+rc link set port1 mtu 1500
+sleep 0.2
+expect_out "a neighbour resolved, at debug" "routerd neigh: 198.51.100.2 on port1: lladdr ([0-9a-f]{2}:){5}" \
+	cat "$WORK/routerd.out"
+expect_out "a command, at debug" "routerd control: 'link set port1 mtu 1400': ok" cat "$WORK/routerd.out"
+expect_out "an MTU change, at notice" "routerd control: port1: mtu 1500 -> 1400" cat "$WORK/routerd.out"
+check "back to notice" rc log level 'router.*' notice
 
 echo "success paths"
 check "route add via" rc route add 10.10.0.0/16 via 198.51.100.2 metric 10
