@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <netinet/in.h>
 #include <string.h>
 
 #include "cli.h"
@@ -493,32 +494,120 @@ route_show(struct cli *c)
 	return 0;
 }
 
-/* route get ADDR [from ADDR] [iif PORT|lo]: what the datapath would do
- * with a packet from PORT, or without iif, as Linux, with one the router
- * sends itself. */
+/* ipproto NAME|N: the protocols rules are written with, as ip-rule(8)
+ * takes them, or a number. */
+static const struct {
+	const char *name;
+	uint8_t proto;
+} protos[] = {{"icmp", 1},       {"tcp", 6},     {"udp", 17},
+	      {"ipv6-icmp", 58}, {"icmpv6", 58}, {"sctp", 132}};
+
+static int
+parse_proto(struct cli *c, const char *s, uint8_t *out)
+{
+	if (s == NULL)
+		return cli_fail(c, EINVAL, "ipproto: missing value");
+	for (unsigned int i = 0; i < RTE_DIM(protos); i++)
+		if (strcmp(s, protos[i].name) == 0) {
+			*out = protos[i].proto;
+			return 0;
+		}
+	uint32_t v;
+	int rc = cli_parse_u32(c, "ipproto", s, 255, &v);
+	if (rc == 0 && v == 0)
+		rc = cli_fail(c, EINVAL, "ipproto: 0 is not a protocol");
+	*out = (uint8_t)v;
+	return rc;
+}
+
+static const char *
+proto_name(uint8_t p, char *buf, size_t len)
+{
+	for (unsigned int i = 0; i < RTE_DIM(protos); i++)
+		if (protos[i].proto == p) {
+			snprintf(buf, len, "%s", protos[i].name);
+			return buf;
+		}
+	snprintf(buf, len, "%u", p);
+	return buf;
+}
+
+/* sport|dport N or N-M. */
+static int
+parse_ports(struct cli *c, const char *what, const char *s, uint16_t *lo, uint16_t *hi)
+{
+	if (s == NULL)
+		return cli_fail(c, EINVAL, "%s: missing value", what);
+	char a[16];
+	const char *dash = strchr(s, '-');
+	size_t n = dash ? (size_t)(dash - s) : strlen(s);
+	if (n == 0 || n >= sizeof(a))
+		return cli_fail(c, EINVAL, "%s: '%s' is not a port or range", what, s);
+	memcpy(a, s, n);
+	a[n] = 0;
+	uint32_t l, h;
+	int rc = cli_parse_u32(c, what, a, 65535, &l);
+	if (rc == 0)
+		rc = cli_parse_u32(c, what, dash ? dash + 1 : a, 65535, &h);
+	if (rc == 0 && h < l)
+		rc = cli_fail(c, EINVAL, "%s: range %u-%u is empty", what, l, h);
+	*lo = (uint16_t)l;
+	*hi = (uint16_t)h;
+	return rc;
+}
+
+/* A rule's port range for show: NULL when it is any. */
+static const char *
+ports_fmt(uint16_t lo, uint16_t hi, char *buf, size_t len)
+{
+	if (lo == 0 && (hi == 0 || hi == 0xffff))
+		return NULL;
+	if (lo == hi)
+		snprintf(buf, len, "%u", lo);
+	else
+		snprintf(buf, len, "%u-%u", lo, hi);
+	return buf;
+}
+
+/* route get ADDR [from ADDR] [iif PORT|lo] [dscp N] [ipproto P] [sport N]
+ * [dport N]: what the datapath would do with a packet from PORT, or
+ * without iif, as Linux, with one the router sends itself. */
 static int
 route_get(struct cli *c)
 {
 	struct router *r = c->r;
 	struct fib_prefix dst, src = {0};
-	uint16_t iif = FIB_IIF_LOCAL;
+	struct fib_flow flow = {.iif = FIB_IIF_LOCAL};
 	int rc = cli_parse_addr(c, "route get", cli_next(c), c->family, &dst);
 	const char *w;
 	while (rc == 0 && (w = cli_next(c)) != NULL) {
-		if (strcmp(w, "from") == 0)
+		uint32_t v;
+		uint16_t hi;
+		if (strcmp(w, "from") == 0) {
 			rc = cli_parse_addr(c, "route get", cli_next(c), dst.family, &src);
-		else if (strcmp(w, "iif") == 0)
-			rc = parse_iif(c, cli_next(c), &iif);
-		else
+		} else if (strcmp(w, "iif") == 0) {
+			rc = parse_iif(c, cli_next(c), &flow.iif);
+		} else if (strcmp(w, "dscp") == 0) {
+			rc = cli_parse_u32(c, "dscp", cli_next(c), 63, &v);
+			flow.dscp = (uint8_t)v;
+		} else if (strcmp(w, "ipproto") == 0) {
+			rc = parse_proto(c, cli_next(c), &flow.proto);
+		} else if (strcmp(w, "sport") == 0 || strcmp(w, "dport") == 0) {
+			uint16_t *port = w[0] == 's' ? &flow.sport : &flow.dport;
+			rc = parse_ports(c, w, cli_next(c), port, &hi);
+			if (rc == 0 && hi != *port)
+				rc = cli_fail(c, EINVAL, "%s: one port, not a range", w);
+		} else {
 			rc = cli_fail(c, EINVAL, "route get: unknown argument '%s'", w);
+		}
 	}
 	if (rc < 0)
 		return rc;
 	uint32_t nh;
 	if (dst.family == FIB_AF_INET)
-		nh = rt_route4(r, src.addr.v4, dst.addr.v4, iif, 0);
+		nh = rt_route4(r, src.addr.v4, dst.addr.v4, &flow);
 	else
-		nh = rt_route6(r, src.addr.v6, dst.addr.v6, iif, 0);
+		nh = rt_route6(r, src.addr.v6, dst.addr.v6, &flow);
 	char d[64], gw[64] = "";
 	cli_fmt_prefix(&dst, d, sizeof(d));
 	if (nh == FIB_NH_NONE)
@@ -612,6 +701,12 @@ parse_rule(struct cli *c, const char *what, struct fib_rule *ru, bool *has_prio)
 		} else if (strcmp(w, "dscp") == 0) {
 			rc = cli_parse_u32(c, "dscp", cli_next(c), 63, &v);
 			ru->dscp = (uint8_t)v;
+		} else if (strcmp(w, "ipproto") == 0) {
+			rc = parse_proto(c, cli_next(c), &ru->ipproto);
+		} else if (strcmp(w, "sport") == 0) {
+			rc = parse_ports(c, w, cli_next(c), &ru->sport_lo, &ru->sport_hi);
+		} else if (strcmp(w, "dport") == 0) {
+			rc = parse_ports(c, w, cli_next(c), &ru->dport_lo, &ru->dport_hi);
 		} else if (strcmp(w, "table") == 0 || strcmp(w, "lookup") == 0) {
 			rc = cli_parse_table(c, cli_next(c), &ru->table);
 			has_action = true;
@@ -636,6 +731,13 @@ parse_rule(struct cli *c, const char *what, struct fib_rule *ru, bool *has_prio)
 	if (rc == 0 && ((ru->src.len && ru->src.family != ru->family) ||
 			(ru->dst.len && ru->dst.family != ru->family)))
 		rc = cli_fail(c, EINVAL, "%s: from and to must be of one family", what);
+	if (rc == 0 && (ru->sport_hi || ru->dport_hi) && ru->ipproto != IPPROTO_TCP &&
+	    ru->ipproto != IPPROTO_UDP && ru->ipproto != IPPROTO_SCTP)
+		rc = cli_fail(c, EINVAL, "%s: sport and dport need ipproto tcp, udp or sctp", what);
+	if (ru->sport_lo == 0 && ru->sport_hi == 0)
+		ru->sport_hi = 0xffff; /* any */
+	if (ru->dport_lo == 0 && ru->dport_hi == 0)
+		ru->dport_hi = 0xffff;
 	ru->src.family = ru->dst.family = ru->family;
 	return rc;
 }
@@ -675,8 +777,10 @@ find_rule(const struct fib_rule *ru, void *arg)
 	struct rule_find *f = arg;
 	const struct fib_rule *w = f->want;
 	if (f->found || ru->priority == FIB_RULE_PRIO_MAIN || ru->action != w->action ||
-	    ru->iif != w->iif || ru->dscp != w->dscp || !same_prefix(&ru->src, &w->src) ||
-	    !same_prefix(&ru->dst, &w->dst) ||
+	    ru->iif != w->iif || ru->dscp != w->dscp || ru->ipproto != w->ipproto ||
+	    ru->sport_lo != w->sport_lo || ru->sport_hi != w->sport_hi ||
+	    ru->dport_lo != w->dport_lo || ru->dport_hi != w->dport_hi ||
+	    !same_prefix(&ru->src, &w->src) || !same_prefix(&ru->dst, &w->dst) ||
 	    (ru->action == FIB_RULE_TABLE && ru->table != w->table))
 		return 0;
 	f->priority = ru->priority;
@@ -689,7 +793,9 @@ show_rule(const struct fib_rule *ru, void *arg)
 {
 	struct show_ctx *s = arg;
 	struct cli *c = s->c;
-	char src[64] = "all", dst[64] = "", tb[16];
+	char src[64] = "all", dst[64] = "", tb[16], pr[16], sp[16], dp[16];
+	const char *sports = ports_fmt(ru->sport_lo, ru->sport_hi, sp, sizeof(sp));
+	const char *dports = ports_fmt(ru->dport_lo, ru->dport_hi, dp, sizeof(dp));
 	if (ru->src.len)
 		cli_fmt_prefix(&ru->src, src, sizeof(src));
 	if (ru->dst.len)
@@ -705,6 +811,13 @@ show_rule(const struct fib_rule *ru, void *arg)
 			rt_buf_printf(c->out, ",\"iif\":\"%s\"", iif_name(c->r, ru->iif));
 		if (ru->dscp != FIB_DSCP_ANY)
 			rt_buf_printf(c->out, ",\"dscp\":%u", ru->dscp);
+		if (ru->ipproto)
+			rt_buf_printf(c->out, ",\"ipproto\":\"%s\"",
+				      proto_name(ru->ipproto, pr, sizeof(pr)));
+		if (sports)
+			rt_buf_printf(c->out, ",\"sport\":\"%s\"", sports);
+		if (dports)
+			rt_buf_printf(c->out, ",\"dport\":\"%s\"", dports);
 		if (ru->action == FIB_RULE_TABLE)
 			rt_buf_printf(c->out, ",\"table\":\"%s\"}", tb);
 		else
@@ -717,6 +830,13 @@ show_rule(const struct fib_rule *ru, void *arg)
 			rt_buf_printf(c->out, " iif %s", iif_name(c->r, ru->iif));
 		if (ru->dscp != FIB_DSCP_ANY)
 			rt_buf_printf(c->out, " dscp %u", ru->dscp);
+		if (ru->ipproto)
+			rt_buf_printf(c->out, " ipproto %s",
+				      proto_name(ru->ipproto, pr, sizeof(pr)));
+		if (sports)
+			rt_buf_printf(c->out, " sport %s", sports);
+		if (dports)
+			rt_buf_printf(c->out, " dport %s", dports);
 		if (ru->action == FIB_RULE_TABLE)
 			rt_buf_printf(c->out, " lookup %s\n", tb);
 		else

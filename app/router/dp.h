@@ -136,6 +136,25 @@ dp_l4_ports(const uint8_t *l4)
 	return v;
 }
 
+/* A packet's ports (host order) for the policy rules, in f: when its
+ * protocol (f->proto) is TCP, UDP or SCTP and l4 holds l4_len >= 4 bytes
+ * of that header (later: a later fragment, which has none), else 0. No
+ * branch: the 4 bytes at l4 are read whatever they are (inside the mbuf's
+ * buffer: the stage checked the header fits the frame) and kept or
+ * cleared by a mask. */
+static inline void
+dp_rule_ports(struct fib_flow *f, const uint8_t *l4, uint32_t l4_len, bool later)
+{
+	uint32_t v;
+	memcpy(&v, l4, sizeof(v));
+	v = rte_be_to_cpu_32(v);
+	bool ports =
+		(f->proto == IPPROTO_TCP) | (f->proto == IPPROTO_UDP) | (f->proto == IPPROTO_SCTP);
+	v &= -(uint32_t)(ports & !later & (l4_len >= 4));
+	f->sport = (uint16_t)(v >> 16);
+	f->dport = (uint16_t)v;
+}
+
 static inline void
 dp_drop(struct rt_worker *w, struct rte_mbuf *m, enum rt_drop why)
 {

@@ -274,14 +274,26 @@ dp4_run(const struct router *r, struct rt_worker *w, uint16_t port, struct rte_m
 	/* Step 2: one lookup for the burst; the rules layer only when
 	 * custom rules exist (one test per burst otherwise). */
 	fib_lookup4_bulk(r->main, dst, nh, k);
-	if (unlikely(fib_rules_active(r->fib, FIB_AF_INET))) {
+	const struct fib_rule_set *rules = fib_rules_get(r->fib, FIB_AF_INET);
+	if (unlikely(rules != NULL)) {
 		uint32_t src[RT_BURST];
-		uint8_t dscp[RT_BURST];
+		struct fib_flow flow[RT_BURST];
+		bool ports = fib_rule_set_ports(rules); /* reading them costs ~5 cycles */
 		for (unsigned int i = 0; i < k; i++) {
-			src[i] = rte_be_to_cpu_32(ip[i]->src_addr);
-			dscp[i] = ip[i]->type_of_service >> 2;
+			const struct rte_ipv4_hdr *h = ip[i];
+			src[i] = rte_be_to_cpu_32(h->src_addr);
+			flow[i] = (struct fib_flow){.dscp = h->type_of_service >> 2,
+						    .proto = h->next_proto_id,
+						    .iif = port};
+			if (ports) {
+				unsigned int ihl = (h->version_ihl & 0xf) * 4u;
+				bool later = (h->fragment_offset &
+					      RTE_BE16(RTE_IPV4_HDR_OFFSET_MASK)) != 0;
+				dp_rule_ports(&flow[i], (const uint8_t *)h + ihl,
+					      dp_be16(h->total_length) - ihl, later);
+			}
 		}
-		fib_rule_route4_bulk(r->fib, src, dst, dscp, port, nh, k);
+		fib_rule_route4_bulk(r->fib, rules, src, dst, flow, nh, k);
 	}
 	if (l2group) {
 		for (unsigned int i = 0; i < k; i++)

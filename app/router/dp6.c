@@ -225,15 +225,26 @@ dp6_run(const struct router *r, struct rt_worker *w, uint16_t port, struct rte_m
 		return back;
 	/* Step 2: one lookup for the burst, rules only when they exist. */
 	fib_lookup6_bulk(r->main, dst, nh, k);
-	if (unlikely(fib_rules_active(r->fib, FIB_AF_INET6))) {
+	const struct fib_rule_set *rules = fib_rules_get(r->fib, FIB_AF_INET6);
+	if (unlikely(rules != NULL)) {
 		const uint8_t *src[RT_BURST];
-		uint8_t dscp[RT_BURST];
+		struct fib_flow flow[RT_BURST];
+		bool ports = fib_rule_set_ports(rules);
 		for (unsigned int i = 0; i < k; i++) {
-			src[i] = ip[i]->src_addr;
-			/* The traffic class is bits 4-11 of the first word; DSCP its top six. */
-			dscp[i] = (uint8_t)((rte_be_to_cpu_32(ip[i]->vtc_flow) >> 22) & 0x3f);
+			const struct rte_ipv6_hdr *h = ip[i];
+			src[i] = h->src_addr;
+			/* The traffic class is bits 4-11 of the first word; DSCP
+			 * its top six. Ports only when the upper-layer header
+			 * comes first (not behind extension headers). */
+			flow[i] = (struct fib_flow){
+				.dscp = (uint8_t)((rte_be_to_cpu_32(h->vtc_flow) >> 22) & 0x3f),
+				.proto = h->proto,
+				.iif = port};
+			if (ports)
+				dp_rule_ports(&flow[i], (const uint8_t *)(h + 1),
+					      dp_be16(h->payload_len), false);
 		}
-		fib_rule_route6_bulk(r->fib, src, dst, dscp, port, nh, k);
+		fib_rule_route6_bulk(r->fib, rules, src, dst, flow, nh, k);
 	}
 	if (l2group) {
 		for (unsigned int i = 0; i < k; i++)

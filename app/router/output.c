@@ -32,13 +32,19 @@ route_nh(struct router *r, const struct rte_mbuf *m, bool v4)
 	uint32_t nh, hash;
 	if (v4) {
 		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)l3;
+		struct fib_flow flow = {.dscp = ip->type_of_service >> 2,
+					.proto = ip->next_proto_id,
+					.iif = FIB_IIF_LOCAL};
 		nh = rt_route4(r, rte_be_to_cpu_32(ip->src_addr), rte_be_to_cpu_32(ip->dst_addr),
-			       FIB_IIF_LOCAL, ip->type_of_service >> 2);
+			       &flow);
 		hash = nh_hash4(ip->src_addr, ip->dst_addr, ip->next_proto_id, 0);
 	} else {
 		const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)l3;
-		uint8_t dscp = (uint8_t)(rte_be_to_cpu_32(ip->vtc_flow) >> 22 & 0x3f);
-		nh = rt_route6(r, ip->src_addr, ip->dst_addr, FIB_IIF_LOCAL, dscp);
+		struct fib_flow flow = {
+			.dscp = (uint8_t)(rte_be_to_cpu_32(ip->vtc_flow) >> 22 & 0x3f),
+			.proto = ip->proto,
+			.iif = FIB_IIF_LOCAL};
+		nh = rt_route6(r, ip->src_addr, ip->dst_addr, &flow);
 		hash = nh_hash6(ip->src_addr, ip->dst_addr, 0, ip->proto, 0);
 	}
 	const struct nh_dp *view = nh_worker_view(r->nh, 0);

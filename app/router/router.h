@@ -243,26 +243,24 @@ rt_now_ms(void)
 }
 
 /* The nexthop (or group) index the workers would choose for a packet
- * from src to dst received on iif (FIB_IIF_LOCAL: the router's own), with
- * DSCP dscp: the main table, then the rules when there are any. IPv4 in
- * host order, IPv6 in network order. Control core. */
+ * from src to dst with flow's selectors (its iif FIB_IIF_LOCAL: the
+ * router's own): the main table, then the rules when there are any.
+ * IPv4 in host order, IPv6 in network order. Control core. */
 static inline uint32_t
-rt_route4(const struct router *r, uint32_t src, uint32_t dst, uint16_t iif, uint8_t dscp)
+rt_route4(const struct router *r, uint32_t src, uint32_t dst, const struct fib_flow *flow)
 {
 	uint32_t nh = fib_lookup4(r->main, dst);
-	return fib_rules_active(r->fib, FIB_AF_INET)
-		       ? fib_rule_route4(r->fib, src, dst, iif, dscp, nh)
-		       : nh;
+	return fib_rules_active(r->fib, FIB_AF_INET) ? fib_rule_route4(r->fib, src, dst, flow, nh)
+						     : nh;
 }
 
 static inline uint32_t
-rt_route6(const struct router *r, const uint8_t src[16], const uint8_t dst[16], uint16_t iif,
-	  uint8_t dscp)
+rt_route6(const struct router *r, const uint8_t src[16], const uint8_t dst[16],
+	  const struct fib_flow *flow)
 {
 	uint32_t nh = fib_lookup6(r->main, dst);
-	return fib_rules_active(r->fib, FIB_AF_INET6)
-		       ? fib_rule_route6(r->fib, src, dst, iif, dscp, nh)
-		       : nh;
+	return fib_rules_active(r->fib, FIB_AF_INET6) ? fib_rule_route6(r->fib, src, dst, flow, nh)
+						      : nh;
 }
 
 /* tables.c: register the rt_meta mbuf field (once, before any packet). */

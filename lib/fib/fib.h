@@ -215,10 +215,27 @@ struct fib_rule {
 	uint8_t family;
 	uint8_t action;        /* enum fib_rule_action */
 	uint8_t dscp;          /* 0..63, or FIB_DSCP_ANY */
+	uint8_t ipproto;       /* IP protocol, or 0 for any */
 	uint16_t iif;          /* input port, or FIB_IIF_ANY */
 	struct fib_prefix src; /* len 0 matches any source */
 	struct fib_prefix dst; /* len 0 matches any destination */
 	uint32_t table;        /* for FIB_RULE_TABLE; 0 means main */
+	/* Port ranges, inclusive; 0-65535 (both zero counts as that too)
+	 * matches any. Packets without ports carry 0. */
+	uint16_t sport_lo, sport_hi, dport_lo, dport_hi;
+};
+
+/*
+ * What rules match in a packet besides its addresses. Eight bytes, so a
+ * reader compares it as one word. proto: the IP protocol (IPv6: the
+ * header after the fixed one); sport, dport: TCP, UDP or SCTP ports of a
+ * packet that carries them (not a later fragment), else 0.
+ */
+struct fib_flow {
+	uint8_t dscp;
+	uint8_t proto;
+	uint16_t iif;
+	uint16_t sport, dport;
 };
 
 /** @return 0, -EEXIST for an identical rule, -EINVAL, -ENOMEM. */
@@ -229,7 +246,8 @@ int fib_rule_del(struct fib *fib, const struct fib_rule *rule);
 typedef int (*fib_rule_cb)(const struct fib_rule *rule, void *arg);
 int fib_rule_walk(const struct fib *fib, uint8_t family, fib_rule_cb cb, void *arg);
 
-/** Reader: true when custom rules exist for the family (check per burst). */
+/** Reader: true when custom rules exist for the family (the control
+ * path's test; the datapath takes the set itself: fib_rules_get). */
 bool fib_rules_active(const struct fib *fib, uint8_t family);
 
 /**
@@ -237,19 +255,30 @@ bool fib_rules_active(const struct fib *fib, uint8_t family);
  * main_nh is the destination's result in the main table, which the caller
  * has already looked up in bulk.
  */
-uint32_t fib_rule_route4(const struct fib *fib, uint32_t src, uint32_t dst, uint16_t iif,
-			 uint8_t dscp, uint32_t main_nh);
+uint32_t fib_rule_route4(const struct fib *fib, uint32_t src, uint32_t dst,
+			 const struct fib_flow *flow, uint32_t main_nh);
 uint32_t fib_rule_route6(const struct fib *fib, const uint8_t src[16], const uint8_t dst[16],
-			 uint16_t iif, uint8_t dscp, uint32_t main_nh);
+			 const struct fib_flow *flow, uint32_t main_nh);
 /**
- * Reader: the same for a burst received on one port (call only when
- * fib_rules_active()): nh[i] holds the main table's answer for dst[i] on
- * entry, the rules' answer on return. One load of the rule set a burst.
+ * Reader: a family's rules as published now, for routing a burst with
+ * one load of them: NULL while there is no custom rule. Valid until the
+ * reader's next quiescent state.
  */
-void fib_rule_route4_bulk(const struct fib *fib, const uint32_t *src, const uint32_t *dst,
-			  const uint8_t *dscp, uint16_t iif, uint32_t *nh, unsigned int n);
-void fib_rule_route6_bulk(const struct fib *fib, const uint8_t *const *src,
-			  const uint8_t *const *dst, const uint8_t *dscp, uint16_t iif,
+struct fib_rule_set;
+const struct fib_rule_set *fib_rules_get(const struct fib *fib, uint8_t family);
+/** Does some rule of the set select by port? Only then must fib_flow's
+ * ports be filled in (reading them costs the datapath a few cycles). */
+bool fib_rule_set_ports(const struct fib_rule_set *rules);
+/**
+ * Reader: route a burst through rules (fib_rules_get's, not NULL): nh[i]
+ * holds the main table's answer for dst[i] on entry, the rules' answer
+ * on return.
+ */
+void fib_rule_route4_bulk(const struct fib *fib, const struct fib_rule_set *rules,
+			  const uint32_t *src, const uint32_t *dst, const struct fib_flow *flow,
 			  uint32_t *nh, unsigned int n);
+void fib_rule_route6_bulk(const struct fib *fib, const struct fib_rule_set *rules,
+			  const uint8_t *const *src, const uint8_t *const *dst,
+			  const struct fib_flow *flow, uint32_t *nh, unsigned int n);
 
 #endif /* ROUTER_FIB_H */

@@ -2,6 +2,7 @@
 #ifndef FIB_PRIV_H
 #define FIB_PRIV_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "defer.h"
@@ -19,19 +20,22 @@ struct table_set {
 	} e[];
 };
 
-/* A rule's input-port and DSCP selectors and its action. The selectors
- * are one 32-bit word (port << 8 | DSCP) and a mask, zero where a
- * selector is "any", so that a rule matches when three masked compares
- * (source, destination, this word) all give zero: one branch a rule. */
+/* A rule's selectors other than addresses, and its action. A packet's
+ * struct fib_flow, read as one 64-bit word, is compared under a mask
+ * (zero where a selector is "any") for the input port, DSCP and
+ * protocol, and its ports against ranges (lo and hi - lo: "any" is 0 and
+ * 65535), so that a rule matches when every term below is zero: one
+ * branch a rule. */
 struct rule_act {
 	const struct fib_table *table; /* FIB_RULE_TABLE */
-	uint32_t result;               /* other actions: the type's nexthop */
-	uint32_t meta, meta_mask;
+	uint64_t meta, meta_mask;
+	uint32_t result; /* other actions: the type's nexthop */
+	uint16_t sport_lo, sport_span, dport_lo, dport_span;
 	uint8_t action;
 };
 
-/* An IPv4 rule as readers evaluate it: 32-bit selectors, 40 bytes (the
- * 128-bit keys of IPv6 rules made IPv4 rules twice as large). */
+/* An IPv4 rule as readers evaluate it: 32-bit selectors, 56 bytes, one
+ * line (the 128-bit keys of IPv6 rules made IPv4 rules twice as large). */
 struct rule_rt4 {
 	uint32_t src, src_mask, dst, dst_mask;
 	struct rule_act a;
@@ -47,9 +51,10 @@ struct rule_rt6 {
 /* The custom rules of one family plus the implicit main rule, in
  * evaluation order, in the one block that holds this header: r4 for an
  * IPv4 set, r6 for an IPv6 one. Immutable once published. */
-struct rule_set {
+struct fib_rule_set {
 	uint32_t n;
 	uint32_t main_at; /* the implicit main rule's index: it matches every packet */
+	bool ports;       /* some rule selects by port: only then are ports compared */
 	const struct rule_rt4 *r4;
 	const struct rule_rt6 *r6;
 };
@@ -62,7 +67,7 @@ struct rule_list {
 struct fib {
 	/* Read by readers: written only when tables or rules change. */
 	struct table_set *tables;
-	struct rule_set *rules[2]; /* [0] IPv4, [1] IPv6; NULL: no custom rules */
+	struct fib_rule_set *rules[2]; /* [0] IPv4, [1] IPv6; NULL: no custom rules */
 	struct fib_table *main;
 	uint32_t local_nh;
 	/* Writer only. */

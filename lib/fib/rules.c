@@ -50,23 +50,43 @@ main_rule(uint8_t af)
 				 .iif = FIB_IIF_ANY,
 				 .src = {.family = af},
 				 .dst = {.family = af},
-				 .table = FIB_TABLE_MAIN};
+				 .table = FIB_TABLE_MAIN,
+				 .sport_hi = 0xffff,
+				 .dport_hi = 0xffff};
 }
 
-/* A packet's input port and DSCP as rule_act matches them. */
-static inline uint32_t
-rule_meta(uint16_t iif, uint8_t dscp)
+_Static_assert(sizeof(struct fib_flow) == 8, "struct fib_flow is read as one word");
+
+/* A packet's flow as one word, as rule_act matches it. */
+static inline uint64_t
+flow_word(const struct fib_flow *f)
 {
-	return (uint32_t)iif << 8 | dscp;
+	uint64_t w;
+	memcpy(&w, f, sizeof(w));
+	return w;
+}
+
+/* Port ranges as stored: 0-0 is "any". */
+static inline uint16_t
+port_hi(uint16_t lo, uint16_t hi)
+{
+	return lo == 0 && hi == 0 ? 0xffff : hi;
 }
 
 static int
 compile_act(struct fib *fib, const struct fib_rule *in, struct rule_act *out)
 {
 	memset(out, 0, sizeof(*out));
-	out->meta_mask =
-		(in->iif != FIB_IIF_ANY ? 0xffff00u : 0) | (in->dscp != FIB_DSCP_ANY ? 0xffu : 0);
-	out->meta = rule_meta(in->iif, in->dscp) & out->meta_mask;
+	struct fib_flow mask = {.dscp = in->dscp != FIB_DSCP_ANY ? 0xff : 0,
+				.proto = in->ipproto ? 0xff : 0,
+				.iif = in->iif != FIB_IIF_ANY ? 0xffff : 0};
+	struct fib_flow val = {.dscp = in->dscp, .proto = in->ipproto, .iif = in->iif};
+	out->meta_mask = flow_word(&mask);
+	out->meta = flow_word(&val) & out->meta_mask;
+	out->sport_lo = in->sport_lo;
+	out->sport_span = (uint16_t)(port_hi(in->sport_lo, in->sport_hi) - in->sport_lo);
+	out->dport_lo = in->dport_lo;
+	out->dport_span = (uint16_t)(port_hi(in->dport_lo, in->dport_hi) - in->dport_lo);
 	out->action = in->action;
 	switch (in->action) {
 	case FIB_RULE_TABLE:
@@ -136,7 +156,7 @@ publish(struct fib *fib, unsigned int f, uint8_t af)
 {
 	const struct rule_list *l = &fib->rule_list[f];
 	struct fib_rule m = main_rule(af);
-	struct rule_set *s = NULL;
+	struct fib_rule_set *s = NULL;
 	if (l->n > 0) {
 		/* The rules start on the line after the header. */
 		size_t each = af == FIB_AF_INET ? sizeof(struct rule_rt4) : sizeof(struct rule_rt6);
@@ -146,10 +166,14 @@ publish(struct fib *fib, unsigned int f, uint8_t af)
 			return -ENOMEM;
 		struct rule_rt4 *r4 = af == FIB_AF_INET ? (void *)((char *)s + 64) : NULL;
 		struct rule_rt6 *r6 = af == FIB_AF_INET ? NULL : (void *)((char *)s + 64);
-		*s = (struct rule_set){
+		*s = (struct fib_rule_set){
 			.n = l->n + 1, .main_at = main_index(l, &m), .r4 = r4, .r6 = r6};
 		for (uint32_t i = 0; i < s->n; i++) {
 			const struct fib_rule *in = ordered(l, &m, i);
+			s->ports |= in->sport_lo != 0 ||
+				    port_hi(in->sport_lo, in->sport_hi) != 0xffff ||
+				    in->dport_lo != 0 ||
+				    port_hi(in->dport_lo, in->dport_hi) != 0xffff;
 			int rc = compile_act(fib, in, r4 ? &r4[i].a : &r6[i].a);
 			if (rc < 0) {
 				free(s);
@@ -165,7 +189,7 @@ publish(struct fib *fib, unsigned int f, uint8_t af)
 		free(s);
 		return -ENOMEM;
 	}
-	struct rule_set *old = fib->rules[f];
+	struct fib_rule_set *old = fib->rules[f];
 	/* Release: a reader that loads the pointer sees the compiled rules. */
 	__atomic_store_n(&fib->rules[f], s, __ATOMIC_RELEASE);
 	if (old != NULL)
@@ -183,6 +207,9 @@ rule_valid(const struct fib_rule *r)
 		return 0;
 	if ((r->src.len && r->src.family != r->family) ||
 	    (r->dst.len && r->dst.family != r->family))
+		return 0;
+	if (port_hi(r->sport_lo, r->sport_hi) < r->sport_lo ||
+	    port_hi(r->dport_lo, r->dport_hi) < r->dport_lo)
 		return 0;
 	return r->dscp < 64 || r->dscp == FIB_DSCP_ANY;
 }
@@ -205,7 +232,10 @@ rule_equal(const struct fib_rule *a, const struct fib_rule *b)
 	uint32_t tb = b->action == FIB_RULE_TABLE ? (b->table ? b->table : FIB_TABLE_MAIN) : 0;
 	return a->priority == b->priority && a->action == b->action && a->dscp == b->dscp &&
 	       a->iif == b->iif && ta == tb && prefix_equal(&a->src, &b->src) &&
-	       prefix_equal(&a->dst, &b->dst);
+	       prefix_equal(&a->dst, &b->dst) && a->ipproto == b->ipproto &&
+	       a->sport_lo == b->sport_lo && a->dport_lo == b->dport_lo &&
+	       port_hi(a->sport_lo, a->sport_hi) == port_hi(b->sport_lo, b->sport_hi) &&
+	       port_hi(a->dport_lo, a->dport_hi) == port_hi(b->dport_lo, b->dport_hi);
 }
 
 int
@@ -293,31 +323,77 @@ struct rule_walk {
 	const struct rule_rt6 *r6;
 	uint32_t n, main_at;
 	uint32_t local_nh;
+	bool ports;
 	const struct fib_table *main;
 };
 
-/* Acquire: the set's contents were written before its pointer. @return
- * false when the family has no custom rule. */
+const struct fib_rule_set *
+fib_rules_get(const struct fib *fib, uint8_t family)
+{
+	/* Acquire: the set's contents were written before its pointer. */
+	return __atomic_load_n(&fib->rules[family_index(family)], __ATOMIC_ACQUIRE);
+}
+
+bool
+fib_rule_set_ports(const struct fib_rule_set *rules)
+{
+	return rules->ports;
+}
+
+static inline void
+walk_from(const struct fib *fib, const struct fib_rule_set *s, struct rule_walk *w)
+{
+	*w = (struct rule_walk){s->r4, s->r6, s->n, s->main_at, fib->local_nh, s->ports, fib->main};
+}
+
+/* @return false when the family has no custom rule. */
 static inline bool
 walk_start(const struct fib *fib, uint8_t af, struct rule_walk *w)
 {
-	const struct rule_set *s = __atomic_load_n(&fib->rules[family_index(af)], __ATOMIC_ACQUIRE);
+	const struct fib_rule_set *s = fib_rules_get(fib, af);
 	if (s == NULL)
 		return false;
-	*w = (struct rule_walk){s->r4, s->r6, s->n, s->main_at, fib->local_nh, fib->main};
+	walk_from(fib, s, w);
 	return true;
+}
+
+/* A packet's selectors other than addresses, as the walk compares
+ * them. */
+struct rule_pkt {
+	uint64_t meta;
+	uint16_t sport, dport;
+};
+
+static inline struct rule_pkt
+rule_pkt(const struct fib_flow *f)
+{
+	return (struct rule_pkt){flow_word(f), f->sport, f->dport};
+}
+
+/* Nonzero when a rule's selectors other than addresses reject p. The
+ * port ranges are compared only when some rule of the set has one
+ * (ports: a constant in each specialised loop): a packet of a set
+ * without them saves four operations a rule. */
+static inline uint64_t
+act_miss(const struct rule_act *a, const struct rule_pkt *p, bool ports)
+{
+	uint64_t miss = (p->meta & a->meta_mask) ^ a->meta;
+	if (ports)
+		miss |= (uint64_t)((uint16_t)(p->sport - a->sport_lo) > a->sport_span) |
+			(uint64_t)((uint16_t)(p->dport - a->dport_lo) > a->dport_span);
+	return miss;
 }
 
 /* The first rule in [i, end) whose selectors all match (one branch a
  * rule), or end. */
 static inline uint32_t
 match4(const struct rule_walk *w, uint32_t i, uint32_t end, uint32_t src, uint32_t dst,
-       uint32_t meta)
+       const struct rule_pkt *p, bool ports)
 {
 	for (; i < end; i++) {
 		const struct rule_rt4 *r = &w->r4[i];
 		if ((((src & r->src_mask) ^ r->src) | ((dst & r->dst_mask) ^ r->dst) |
-		     ((meta & r->a.meta_mask) ^ r->a.meta)) == 0)
+		     act_miss(&r->a, p, ports)) == 0)
 			break;
 	}
 	return i;
@@ -325,12 +401,12 @@ match4(const struct rule_walk *w, uint32_t i, uint32_t end, uint32_t src, uint32
 
 static inline uint32_t
 match6(const struct rule_walk *w, uint32_t i, uint32_t end, fib_key_t src, fib_key_t dst,
-       uint32_t meta)
+       const struct rule_pkt *p, bool ports)
 {
 	for (; i < end; i++) {
 		const struct rule_rt6 *r = &w->r6[i];
 		if ((src & r->src_mask) == r->src && (dst & r->dst_mask) == r->dst &&
-		    ((meta & r->a.meta_mask) ^ r->a.meta) == 0)
+		    act_miss(&r->a, p, ports) == 0)
 			break;
 	}
 	return i;
@@ -356,7 +432,7 @@ quick_answer(const struct rule_walk *w, const struct rule_act *a, uint32_t main_
  */
 static __rte_noinline uint32_t
 rules_on(const struct rule_walk *w, uint32_t i, uint32_t src4, uint32_t dst4, const uint8_t *dst6,
-	 fib_key_t ks, fib_key_t kd, uint32_t meta, uint32_t main_nh)
+	 fib_key_t ks, fib_key_t kd, const struct rule_pkt *p, uint32_t main_nh)
 {
 	while (i < w->n) {
 		const struct rule_act *a = dst6 ? &w->r6[i].a : &w->r4[i].a;
@@ -365,8 +441,8 @@ rules_on(const struct rule_walk *w, uint32_t i, uint32_t src4, uint32_t dst4, co
 			nh = dst6 ? fib_lookup6(a->table, dst6) : fib_lookup4(a->table, dst4);
 		if (nh != FIB_NH_NONE)
 			return nh;
-		i = dst6 ? match6(w, i + 1, w->n, ks, kd, meta)
-			 : match4(w, i + 1, w->n, src4, dst4, meta);
+		i = dst6 ? match6(w, i + 1, w->n, ks, kd, p, w->ports)
+			 : match4(w, i + 1, w->n, src4, dst4, p, w->ports);
 	}
 	return FIB_NH_NONE;
 }
@@ -378,71 +454,90 @@ rules_on(const struct rule_walk *w, uint32_t i, uint32_t src4, uint32_t dst4, co
  * "lookup local".
  */
 static inline uint32_t
-route4(const struct rule_walk *w, uint32_t src, uint32_t dst, uint32_t meta, uint32_t main_nh)
+route4(const struct rule_walk *w, uint32_t src, uint32_t dst, const struct rule_pkt *p,
+       uint32_t main_nh, bool ports)
 {
 	if (main_nh == w->local_nh)
 		return main_nh;
 	/* The rules before main; main itself, which matches every packet,
 	 * is not compared. */
-	uint32_t i = match4(w, 0, w->main_at, src, dst, meta);
+	uint32_t i = match4(w, 0, w->main_at, src, dst, p, ports);
 	uint32_t nh = quick_answer(w, &w->r4[i].a, main_nh);
 	if (likely(nh != FIB_NH_NONE))
 		return nh;
-	return rules_on(w, i, src, dst, NULL, 0, 0, meta, main_nh);
+	return rules_on(w, i, src, dst, NULL, 0, 0, p, main_nh);
 }
 
 static inline uint32_t
-route6(const struct rule_walk *w, const uint8_t *src, const uint8_t *dst, uint32_t meta,
-       uint32_t main_nh)
+route6(const struct rule_walk *w, const uint8_t *src, const uint8_t *dst, const struct rule_pkt *p,
+       uint32_t main_nh, bool ports)
 {
 	if (main_nh == w->local_nh)
 		return main_nh;
 	fib_key_t ks = key_from_v6(src), kd = key_from_v6(dst);
-	uint32_t i = match6(w, 0, w->main_at, ks, kd, meta);
+	uint32_t i = match6(w, 0, w->main_at, ks, kd, p, ports);
 	uint32_t nh = quick_answer(w, &w->r6[i].a, main_nh);
 	if (likely(nh != FIB_NH_NONE))
 		return nh;
-	return rules_on(w, i, 0, 0, dst, ks, kd, meta, main_nh);
+	return rules_on(w, i, 0, 0, dst, ks, kd, p, main_nh);
 }
 
 uint32_t
-fib_rule_route4(const struct fib *fib, uint32_t src, uint32_t dst, uint16_t iif, uint8_t dscp,
+fib_rule_route4(const struct fib *fib, uint32_t src, uint32_t dst, const struct fib_flow *flow,
 		uint32_t main_nh)
 {
 	struct rule_walk w;
 	if (!walk_start(fib, FIB_AF_INET, &w))
 		return main_nh;
-	return route4(&w, src, dst, rule_meta(iif, dscp), main_nh);
+	struct rule_pkt p = rule_pkt(flow);
+	return route4(&w, src, dst, &p, main_nh, w.ports);
 }
 
 uint32_t
-fib_rule_route6(const struct fib *fib, const uint8_t src[16], const uint8_t dst[16], uint16_t iif,
-		uint8_t dscp, uint32_t main_nh)
+fib_rule_route6(const struct fib *fib, const uint8_t src[16], const uint8_t dst[16],
+		const struct fib_flow *flow, uint32_t main_nh)
 {
 	struct rule_walk w;
 	if (!walk_start(fib, FIB_AF_INET6, &w))
 		return main_nh;
-	return route6(&w, src, dst, rule_meta(iif, dscp), main_nh);
+	struct rule_pkt p = rule_pkt(flow);
+	return route6(&w, src, dst, &p, main_nh, w.ports);
 }
 
 void
-fib_rule_route4_bulk(const struct fib *fib, const uint32_t *src, const uint32_t *dst,
-		     const uint8_t *dscp, uint16_t iif, uint32_t *nh, unsigned int n)
+fib_rule_route4_bulk(const struct fib *fib, const struct fib_rule_set *rules, const uint32_t *src,
+		     const uint32_t *dst, const struct fib_flow *flow, uint32_t *nh, unsigned int n)
 {
 	struct rule_walk w;
-	if (!walk_start(fib, FIB_AF_INET, &w))
-		return;
-	for (unsigned int i = 0; i < n; i++)
-		nh[i] = route4(&w, src[i], dst[i], rule_meta(iif, dscp[i]), nh[i]);
+	walk_from(fib, rules, &w);
+	/* Two copies of the loop: with the ports compared, and without. */
+	if (w.ports)
+		for (unsigned int i = 0; i < n; i++) {
+			struct rule_pkt p = rule_pkt(&flow[i]);
+			nh[i] = route4(&w, src[i], dst[i], &p, nh[i], true);
+		}
+	else
+		for (unsigned int i = 0; i < n; i++) {
+			struct rule_pkt p = rule_pkt(&flow[i]);
+			nh[i] = route4(&w, src[i], dst[i], &p, nh[i], false);
+		}
 }
 
 void
-fib_rule_route6_bulk(const struct fib *fib, const uint8_t *const *src, const uint8_t *const *dst,
-		     const uint8_t *dscp, uint16_t iif, uint32_t *nh, unsigned int n)
+fib_rule_route6_bulk(const struct fib *fib, const struct fib_rule_set *rules,
+		     const uint8_t *const *src, const uint8_t *const *dst,
+		     const struct fib_flow *flow, uint32_t *nh, unsigned int n)
 {
 	struct rule_walk w;
-	if (!walk_start(fib, FIB_AF_INET6, &w))
-		return;
-	for (unsigned int i = 0; i < n; i++)
-		nh[i] = route6(&w, src[i], dst[i], rule_meta(iif, dscp[i]), nh[i]);
+	walk_from(fib, rules, &w);
+	if (w.ports)
+		for (unsigned int i = 0; i < n; i++) {
+			struct rule_pkt p = rule_pkt(&flow[i]);
+			nh[i] = route6(&w, src[i], dst[i], &p, nh[i], true);
+		}
+	else
+		for (unsigned int i = 0; i < n; i++) {
+			struct rule_pkt p = rule_pkt(&flow[i]);
+			nh[i] = route6(&w, src[i], dst[i], &p, nh[i], false);
+		}
 }

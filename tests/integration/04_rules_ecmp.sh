@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Policy routing by source, and ECMP over two gateways with a resilient
+# Policy routing by source and by protocol and port, and ECMP over two gateways with a resilient
 # nexthop group: many UDP flows split within 15% of half each, every flow
 # on one path only, nothing lost.
 . "$(dirname "$0")/lib.sh"
@@ -22,6 +22,27 @@ check "h2 got 192.0.2.2's packets, all of them" test "$(grep -c '^192.0.2.2 ' "$
 check "h3 got 192.0.2.3's packets, all of them" test "$(grep -c '^192.0.2.3 ' "$WORK/h3.rx")" -eq 20
 check "and not the other's" test "$(grep -c '^192.0.2.3 ' "$WORK/h2.rx"; grep -c '^192.0.2.2 ' "$WORK/h3.rx")" = "$(printf '0\n0')"
 check "rule del" rc rule del priority 100 from 192.0.2.3/32 table 100
+
+echo "a policy rule by protocol and port"
+check "rule ipproto udp dport 5001 lookup 100" \
+	rc rule add priority 110 ipproto udp dport 5001 table 100
+expect_out "shown as ip rule shows it" "110:	from all ipproto udp dport 5001 lookup 100" rc rule show
+expect_out "in JSON" '"priority":110,"src":"all","ipproto":"udp","dport":"5001","table":"100"' \
+	rc -j rule show
+expect_out "route get with the port" "203.0.113.1 via 198.18.0.2 dev port2" \
+	rc route get 203.0.113.1 from 192.0.2.2 iif port0 ipproto udp dport 5001
+expect_out "route get with another port" "203.0.113.1 via 198.51.100.2 dev port1" \
+	rc route get 203.0.113.1 from 192.0.2.2 iif port0 ipproto udp dport 5000
+expect_out "ports need a protocol that has them" "sport and dport need ipproto" \
+	bash -c "! $BUILD/app/routerctl -s $SOCK rule add dport 22 table 100"
+receive h2 5000 4
+receive h3 5001 4
+flows send 203.0.113.1 5000 5 4 192.0.2.2 200 >/dev/null
+flows send 203.0.113.1 5001 5 4 192.0.2.2 200 >/dev/null
+wait_bg
+check "port 5000 by main to h2, all of it" test "$(grep -c '^192.0.2.2 ' "$WORK/h2.rx")" -eq 20
+check "port 5001 by the rule to h3, all of it" test "$(grep -c '^192.0.2.2 ' "$WORK/h3.rx")" -eq 20
+check "rule del" rc rule del ipproto udp dport 5001 table 100
 
 echo "ECMP over two gateways"
 rc nexthop add id 1 via 198.51.100.2 dev port1

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Policy rules: selectors, actions, fall-through, local first, ordering. */
+/* Policy rules: selectors (addresses, input port, DSCP, protocol,
+ * ports), actions, fall-through, local first, ordering. */
 #include <errno.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -14,7 +16,9 @@ rule4(uint32_t prio, const char *from, const char *to, uint8_t action, uint32_t 
 			     .action = action,
 			     .dscp = FIB_DSCP_ANY,
 			     .iif = FIB_IIF_ANY,
-			     .table = table};
+			     .table = table,
+			     .sport_hi = 0xffff,
+			     .dport_hi = 0xffff};
 	r.src.family = r.dst.family = FIB_AF_INET;
 	if (from)
 		r.src = P(from);
@@ -34,16 +38,31 @@ addr4(const char *a)
 /* Route a packet as the datapath does: main lookup, then the rules, as a
  * burst of one; the one-packet call (routerctl route get) must agree. */
 static uint32_t
-route4(const struct fib *f, const char *src, const char *dst, uint16_t iif, uint8_t dscp)
+route4_flow(const struct fib *f, const char *src, const char *dst, const struct fib_flow *flow)
 {
 	uint32_t d = addr4(dst), s = addr4(src);
 	uint32_t nh = fib_lookup4(fib_table_lookup(f, FIB_TABLE_MAIN), d);
 	if (!fib_rules_active(f, FIB_AF_INET))
 		return nh;
-	uint32_t one = fib_rule_route4(f, s, d, iif, dscp, nh);
-	fib_rule_route4_bulk(f, &s, &d, &dscp, iif, &nh, 1);
+	uint32_t one = fib_rule_route4(f, s, d, flow, nh);
+	fib_rule_route4_bulk(f, fib_rules_get(f, FIB_AF_INET), &s, &d, flow, &nh, 1);
 	assert_int_equal(nh, one);
 	return nh;
+}
+
+static uint32_t
+route4(const struct fib *f, const char *src, const char *dst, uint16_t iif, uint8_t dscp)
+{
+	struct fib_flow flow = {.dscp = dscp, .iif = iif};
+	return route4_flow(f, src, dst, &flow);
+}
+
+/* The same for a packet of protocol proto with ports sport, dport. */
+static uint32_t
+route4_l4(const struct fib *f, const char *dst, uint8_t proto, uint16_t sport, uint16_t dport)
+{
+	struct fib_flow flow = {.proto = proto, .sport = sport, .dport = dport};
+	return route4_flow(f, "10.0.0.1", dst, &flow);
 }
 
 #define NH_RULE_UNREACHABLE 32765u
@@ -168,16 +187,16 @@ test_prefix_edges(void **state)
 	static const char *const dsts[] = {"192.0.2.5", "198.51.100.2", "198.51.100.9",
 					   "192.0.2.1"};
 	uint32_t s[64], d[64], nh[64];
-	uint8_t dscp[64] = {0};
+	struct fib_flow flow[64] = {0};
 	uint32_t main_t[64];
 	for (unsigned int i = 0; i < 64; i++) {
 		s[i] = addr4(srcs[i % 4]);
 		d[i] = addr4(dsts[(i / 4) % 4]);
 		nh[i] = main_t[i] = fib_lookup4(fib_table_lookup(f, FIB_TABLE_MAIN), d[i]);
 	}
-	fib_rule_route4_bulk(f, s, d, dscp, 0, nh, 64);
+	fib_rule_route4_bulk(f, fib_rules_get(f, FIB_AF_INET), s, d, flow, nh, 64);
 	for (unsigned int i = 0; i < 64; i++)
-		assert_int_equal(nh[i], fib_rule_route4(f, s[i], d[i], 0, 0, main_t[i]));
+		assert_int_equal(nh[i], fib_rule_route4(f, s[i], d[i], &flow[i], main_t[i]));
 }
 
 struct order {
@@ -232,24 +251,78 @@ test_ipv6(void **state)
 				.iif = FIB_IIF_ANY,
 				.src = P("fd00::/8"),
 				.dst = {.family = FIB_AF_INET6},
-				.table = 200};
+				.table = 200,
+				.ipproto = IPPROTO_UDP}; /* ports 0-0: any */
 	assert_int_equal(fib_rule_add(f, &rule), 0);
 	assert_true(fib_rules_active(f, FIB_AF_INET6));
+	assert_false(fib_rule_set_ports(fib_rules_get(f, FIB_AF_INET6))); /* a protocol alone */
 	struct fib_prefix in = P("fd00::1/128"), out = P("2001:db9::1/128"),
 			  dst = P("2001:db8::5/128");
 	uint32_t m = fib_lookup6(fib_table_lookup(f, 0), dst.addr.v6);
 	assert_int_equal(m, 20);
-	assert_int_equal(fib_rule_route6(f, in.addr.v6, dst.addr.v6, 0, 0, m), 21);
-	assert_int_equal(fib_rule_route6(f, out.addr.v6, dst.addr.v6, 0, 0, m), 20);
+	struct fib_flow udp = {.proto = IPPROTO_UDP, .sport = 5, .dport = 53},
+			tcp = {.proto = IPPROTO_TCP};
+	assert_int_equal(fib_rule_route6(f, in.addr.v6, dst.addr.v6, &udp, m), 21);
+	assert_int_equal(fib_rule_route6(f, in.addr.v6, dst.addr.v6, &tcp, m), 20);
+	assert_int_equal(fib_rule_route6(f, out.addr.v6, dst.addr.v6, &udp, m), 20);
 	const uint8_t *srcs[2] = {in.addr.v6, out.addr.v6}, *dsts[2] = {dst.addr.v6, dst.addr.v6};
-	uint8_t dscp[2] = {0, 0};
+	struct fib_flow flows[2] = {udp, udp};
 	uint32_t nh[2] = {m, m};
-	fib_rule_route6_bulk(f, srcs, dsts, dscp, 0, nh, 2);
+	fib_rule_route6_bulk(f, fib_rules_get(f, FIB_AF_INET6), srcs, dsts, flows, nh, 2);
 	assert_int_equal(nh[0], 21);
 	assert_int_equal(nh[1], 20);
 	struct fib_rule mixed = rule;
 	mixed.src = P("10.0.0.0/8");
 	assert_int_equal(fib_rule_add(f, &mixed), -EINVAL);
+}
+
+/* ipproto and port ranges, as `ip rule add ipproto tcp dport 22`: the
+ * protocol must match, a port must lie in its range (both ends count),
+ * and a packet without ports (0) matches only a range holding 0. */
+static void
+test_l4_selectors(void **state)
+{
+	struct fib *f = *state;
+	struct fib_route r = R("198.51.100.0/24", 60, 0, 100);
+	assert_int_equal(fib_route_add(f, &r), 0);
+	struct fib_rule ssh = rule4(10, NULL, NULL, FIB_RULE_TABLE, 100);
+	ssh.ipproto = IPPROTO_TCP;
+	ssh.dport_lo = ssh.dport_hi = 22;
+	struct fib_rule udp = rule4(20, NULL, NULL, FIB_RULE_BLACKHOLE, 0);
+	udp.ipproto = IPPROTO_UDP;
+	udp.sport_lo = 1000;
+	udp.sport_hi = 2000;
+	assert_int_equal(fib_rule_add(f, &ssh), 0);
+	/* Ports are read from packets only while some rule has them. */
+	assert_true(fib_rule_set_ports(fib_rules_get(f, FIB_AF_INET)));
+	assert_int_equal(fib_rule_add(f, &udp), 0);
+	const char *d = "198.51.100.7";
+	assert_int_equal(route4_l4(f, d, IPPROTO_TCP, 40000, 22), 60);
+	assert_int_equal(route4_l4(f, d, IPPROTO_TCP, 40000, 23), 11);
+	assert_int_equal(route4_l4(f, d, IPPROTO_UDP, 40000, 22), 11); /* not TCP */
+	assert_int_equal(route4_l4(f, d, IPPROTO_UDP, 1000, 53), NH_BLACKHOLE);
+	assert_int_equal(route4_l4(f, d, IPPROTO_UDP, 1500, 53), NH_BLACKHOLE);
+	assert_int_equal(route4_l4(f, d, IPPROTO_UDP, 2000, 53), NH_BLACKHOLE);
+	assert_int_equal(route4_l4(f, d, IPPROTO_UDP, 999, 53), 11);
+	assert_int_equal(route4_l4(f, d, IPPROTO_UDP, 2001, 53), 11);
+	assert_int_equal(route4_l4(f, d, IPPROTO_ICMP, 0, 0), 11);
+	/* The same selectors with "any" written 0-0 or 0-65535: one rule. */
+	struct fib_rule again = ssh;
+	again.sport_hi = 0;
+	assert_int_equal(fib_rule_add(f, &again), -EEXIST);
+	/* An empty range is refused; a different range is another rule. */
+	struct fib_rule bad = ssh;
+	bad.dport_lo = 30;
+	bad.dport_hi = 29;
+	assert_int_equal(fib_rule_add(f, &bad), -EINVAL);
+	again.dport_hi = 23;
+	assert_int_equal(fib_rule_add(f, &again), 0);
+	assert_int_equal(route4_l4(f, d, IPPROTO_TCP, 40000, 23), 60);
+	assert_int_equal(fib_rule_del(f, &ssh), 0);
+	assert_int_equal(fib_rule_del(f, &again), 0);
+	assert_int_equal(route4_l4(f, d, IPPROTO_TCP, 40000, 22), 11);
+	assert_int_equal(fib_rule_del(f, &udp), 0);
+	assert_null(fib_rules_get(f, FIB_AF_INET));
 }
 
 int
@@ -258,6 +331,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_from_and_fall_through, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_actions_and_selectors, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_l4_selectors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prefix_edges, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ipv6, setup, teardown),
