@@ -317,7 +317,8 @@ rt_reasm_in(struct rt_reasm *ra, struct rte_mbuf *m, struct rte_mempool *pool, u
 	}
 	uint32_t ua = fi.off / 8, ub = (end + 7) / 8;
 	unsigned int marked = units_marked(d->units, ua, ub);
-	if (marked == ub - ua) { /* a duplicate: ignored */
+	if (ub > ua &&
+	    marked == ub - ua) { /* a duplicate: ignored (an empty last fragment is not) */
 		rte_pktmbuf_free(m);
 		return NULL;
 	}

@@ -61,9 +61,29 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_dict_u64(d, rt_drop_names[i], s.drop[i]);
 	for (int i = 0; i < RT_PUNT_COUNT; i++)
 		rte_tel_data_add_dict_u64(d, rt_punt_names[i], s.punt[i]);
+	/* The control core's counters and the neighbour table's, as `stats`
+	 * lists them (read while the control core may write them: each an
+	 * aligned 64-bit word, never torn). */
 	rte_tel_data_add_dict_u64(d, "icmp_sent", r->icmp_sent);
 	rte_tel_data_add_dict_u64(d, "icmp_ratelimited", r->icmp_ratelimited);
+	rte_tel_data_add_dict_u64(d, "local_unhandled", r->exc_unhandled);
+	rte_tel_data_add_dict_u64(d, "neigh_refused", r->neigh_refused);
 	rte_tel_data_add_dict_u64(d, "out_no_route", r->out_no_route);
+	rte_tel_data_add_dict_u64(d, "fragments", r->fragments);
+	struct rt_reasm_stats rs;
+	rt_reasm_stats(r->reasm, &rs);
+	rte_tel_data_add_dict_u64(d, "reasm_reqds", rs.reqds);
+	rte_tel_data_add_dict_u64(d, "reasm_oks", rs.oks);
+	rte_tel_data_add_dict_u64(d, "reasm_fails", rs.fails);
+	rte_tel_data_add_dict_u64(d, "reasm_timeouts", rs.timeouts);
+	rte_tel_data_add_dict_u64(d, "tx_ring_full", r->ctl_tx_dropped);
+	struct neigh_stats ns;
+	neigh_get_stats(r->neigh, &ns);
+	rte_tel_data_add_dict_u64(d, "neigh_entries", ns.entries);
+	rte_tel_data_add_dict_u64(d, "neigh_incomplete", ns.incomplete);
+	rte_tel_data_add_dict_u64(d, "neigh_queue_drops", ns.queue_drops);
+	rte_tel_data_add_dict_u64(d, "neigh_failed", ns.failed);
+	rte_tel_data_add_dict_u64(d, "neigh_table_full", ns.table_full);
 	return 0;
 }
 

@@ -73,6 +73,9 @@ check "link set" rc link set port1 mtu 9000
 expect_out "link in JSON" '"ifname":"port1","flags":\["UP"\],"mtu":9000' rc -j link show
 expect_out "counters in DPDK telemetry" '"/router/stats": \{"rx": [0-9]+, "forwarded": [0-9]+' \
 	bash -c "echo /router/stats | dpdk-telemetry.py -f $NS_PREFIX"
+expect_out "control and neighbour counters in telemetry as in stats" \
+	'"local_unhandled": [0-9]+.*"reasm_oks": [0-9]+.*"neigh_entries": [0-9]+' \
+	bash -c "echo /router/stats | dpdk-telemetry.py -f $NS_PREFIX"
 expect_out "worker load in DPDK telemetry" '"/router/workers": \{"worker0": \{"lcore": 1, "rx": [0-9]+, "forwarded": [0-9]+, "rounds": [1-9][0-9]*, "busy_rounds": [0-9]+, "busy_cycles": [0-9]+' \
 	bash -c "echo /router/workers | dpdk-telemetry.py -f $NS_PREFIX"
 check "stats reset" rc stats reset

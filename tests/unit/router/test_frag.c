@@ -248,10 +248,18 @@ test_reasm4(void **state)
 	assert_data(m, RTE_ETHER_HDR_LEN + 20, 5000);
 	rte_pktmbuf_free(m);
 
+	/* An empty last fragment ends a datagram too. */
+	f[0] = frag4(11, 0, 1480, true);
+	f[1] = frag4(11, 1480, 0, false);
+	m = feed(ra, f, 2);
+	assert_non_null(m);
+	assert_data(m, RTE_ETHER_HDR_LEN + 20, 1480);
+	rte_pktmbuf_free(m);
+
 	struct rt_reasm_stats st;
 	rt_reasm_stats(ra, &st);
-	assert_int_equal(st.reqds, 9);
-	assert_int_equal(st.oks, 2);
+	assert_int_equal(st.reqds, 11);
+	assert_int_equal(st.oks, 3);
 	assert_int_equal(st.fails, 0);
 	rt_reasm_destroy(ra);
 	assert_int_equal(rte_mempool_avail_count(r.pool), avail);
