@@ -52,6 +52,30 @@ copy_out(const struct rte_mbuf *m, uint32_t off, uint32_t len, uint8_t *dst)
 		memcpy(dst, p, len);
 }
 
+/* A new fragment frame of len bytes for m, on m's port, into *b:
+ * NULL when mbufs run out. */
+static struct rte_mbuf *
+new_piece(struct router *r, const struct rte_mbuf *m, unsigned int len, uint8_t **b)
+{
+	struct rte_mbuf *f = rte_pktmbuf_alloc(r->pool);
+	*b = f ? (uint8_t *)rte_pktmbuf_append(f, (uint16_t)len) : NULL;
+	if (*b == NULL) {
+		rte_pktmbuf_free(f);
+		return NULL;
+	}
+	f->port = m->port;
+	return f;
+}
+
+/* A cut that could not finish leaves nothing allocated. */
+static int
+undo(struct rte_mbuf **out, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++)
+		rte_pktmbuf_free(out[i]);
+	return -ENOBUFS;
+}
+
 int
 rt_fragment4(struct router *r, const struct rte_mbuf *m, unsigned int mtu, struct rte_mbuf **out,
 	     unsigned int max)
@@ -72,17 +96,13 @@ rt_fragment4(struct router *r, const struct rte_mbuf *m, unsigned int mtu, struc
 	while (pos < len) {
 		unsigned int hl = pos == 0 ? ihl : later_ihl;
 		if (mtu < hl + 8 || n == max)
-			goto fail;
+			return undo(out, n);
 		unsigned int room = (mtu - hl) & ~7u;
 		unsigned int chunk = len - pos <= room ? len - pos : room;
-		struct rte_mbuf *f = rte_pktmbuf_alloc(r->pool);
-		uint8_t *b =
-			f ? (uint8_t *)rte_pktmbuf_append(f, RTE_ETHER_HDR_LEN + hl + chunk) : NULL;
-		if (b == NULL) {
-			rte_pktmbuf_free(f);
-			goto fail;
-		}
-		f->port = m->port;
+		uint8_t *b;
+		struct rte_mbuf *f = new_piece(r, m, RTE_ETHER_HDR_LEN + hl + chunk, &b);
+		if (f == NULL)
+			return undo(out, n);
 		memcpy(b, frame, RTE_ETHER_HDR_LEN + sizeof(*ip));
 		struct rte_ipv4_hdr *h = (struct rte_ipv4_hdr *)(b + RTE_ETHER_HDR_LEN);
 		if (pos == 0)
@@ -103,10 +123,6 @@ rt_fragment4(struct router *r, const struct rte_mbuf *m, unsigned int mtu, struc
 		pos += chunk;
 	}
 	return (int)n;
-fail:
-	for (unsigned int i = 0; i < n; i++)
-		rte_pktmbuf_free(out[i]);
-	return -ENOBUFS;
 }
 
 int
@@ -126,14 +142,11 @@ rt_fragment6(struct router *r, const struct rte_mbuf *m, unsigned int mtu, uint3
 		unsigned int chunk = len - pos <= room ? len - pos : room;
 		unsigned int fl = RTE_ETHER_HDR_LEN + sizeof(*ip) + 8 + chunk;
 		if (n == max)
-			goto fail;
-		struct rte_mbuf *f = rte_pktmbuf_alloc(r->pool);
-		uint8_t *b = f ? (uint8_t *)rte_pktmbuf_append(f, (uint16_t)fl) : NULL;
-		if (b == NULL) {
-			rte_pktmbuf_free(f);
-			goto fail;
-		}
-		f->port = m->port;
+			return undo(out, n);
+		uint8_t *b;
+		struct rte_mbuf *f = new_piece(r, m, fl, &b);
+		if (f == NULL)
+			return undo(out, n);
 		memcpy(b, frame, RTE_ETHER_HDR_LEN + sizeof(*ip));
 		struct rte_ipv6_hdr *h = (struct rte_ipv6_hdr *)(b + RTE_ETHER_HDR_LEN);
 		h->payload_len = rte_cpu_to_be_16((uint16_t)(8 + chunk));
@@ -148,8 +161,4 @@ rt_fragment6(struct router *r, const struct rte_mbuf *m, unsigned int mtu, uint3
 		pos += chunk;
 	}
 	return (int)n;
-fail:
-	for (unsigned int i = 0; i < n; i++)
-		rte_pktmbuf_free(out[i]);
-	return -ENOBUFS;
 }
