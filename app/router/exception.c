@@ -224,9 +224,13 @@ local_in(struct router *r, struct rte_mbuf *m, uint16_t in)
 {
 	bool reassembled = false;
 	if (rt_reasm_is_fragment(m)) {
-		m = rt_reasm_in(r->reasm, m, r->pool, rt_now_ms());
-		if (m == NULL)
+		uint16_t pointer;
+		struct rte_mbuf *whole = rt_reasm_in(r->reasm, m, r->pool, rt_now_ms(), &pointer);
+		if (pointer != 0) /* parameter problem, erroneous header field */
+			rt_icmp_error(r, m, in, 4, 0, pointer);
+		if (whole == NULL)
 			return; /* held until the rest arrives, or dropped and counted */
+		m = whole;
 		reassembled = true;
 	}
 	const uint8_t *l3 = rte_pktmbuf_mtod_offset(m, const uint8_t *, RTE_ETHER_HDR_LEN);

@@ -167,7 +167,7 @@ error6(struct router *r, struct rte_mbuf *m, uint16_t in, uint8_t type, uint8_t 
 	memset(icmp, 0, 8);
 	icmp[0] = type;
 	icmp[1] = code;
-	if (type == 2) { /* packet too big: the MTU */
+	if (type == 2 || type == 4) { /* packet too big: the MTU; parameter problem: the pointer */
 		uint32_t be = rte_cpu_to_be_32(info);
 		memcpy(icmp + 4, &be, 4);
 	}

@@ -281,17 +281,34 @@ units_mark(uint64_t *u, uint32_t a, uint32_t b)
 }
 
 struct rte_mbuf *
-rt_reasm_in(struct rt_reasm *ra, struct rte_mbuf *m, struct rte_mempool *pool, uint64_t now_ms)
+rt_reasm_in(struct rt_reasm *ra, struct rte_mbuf *m, struct rte_mempool *pool, uint64_t now_ms,
+	    uint16_t *pointer)
 {
 	struct frag_info fi;
 	ra->st.reqds++;
-	uint32_t end;
-	/* Not a fragment after all, data after the first fragment's that is
-	 * not a multiple of 8 bytes, or a datagram longer than its length
-	 * field can say (the "ping of death"). */
-	if (parse(m, &fi) != 0 || (fi.more && (fi.len == 0 || fi.len % 8 != 0)) ||
-	    (end = fi.off + fi.len) + fi.unfrag_len - (fi.family == 6 ? 40 : 0) > 65535)
-		goto drop;
+	*pointer = 0;
+	if (parse(m, &fi) != 0)
+		goto drop; /* not a fragment after all */
+	/* Data before the last fragment's that is not a multiple of 8
+	 * bytes, or a datagram longer than its length field can say (the
+	 * "ping of death"): IPv6 answers with a parameter problem at the
+	 * field (RFC 8200 4.5; Linux does), IPv4 drops. */
+	uint32_t end = fi.off + fi.len;
+	uint16_t at = 0;
+	if (fi.more && (fi.len == 0 || fi.len % 8 != 0))
+		at = offsetof(struct rte_ipv6_hdr, payload_len);
+	else if (end + fi.unfrag_len - (fi.family == 6 ? 40 : 0) > 65535)
+		at = (uint16_t)(fi.data_at - RTE_ETHER_HDR_LEN -
+				6); /* the Fragment header's offset field */
+	if (at != 0) {
+		ra->st.fails++;
+		if (fi.family == 6) {
+			*pointer = at;
+			return NULL;
+		}
+		rte_pktmbuf_free(m);
+		return NULL;
+	}
 	if (fi.off == 0 && !fi.more) {
 		/* An IPv6 atomic fragment: a datagram of its own, never mixed
 		 * with other fragments (RFC 6946). */

@@ -53,10 +53,15 @@ bool rt_reasm_is_fragment(const struct rte_mbuf *m);
  * the first fragment's Ethernet and IP headers in its first segment,
  * the IP header's lengths set, the fragment fields cleared (IPv4) or the
  * Fragment header removed (IPv6)); otherwise NULL: m is held, or freed
- * (a duplicate, an overlap, an invalid fragment, no room).
+ * (a duplicate, an overlap, an invalid fragment, no room). An IPv6
+ * fragment that RFC 8200 4.5 answers with a parameter problem (code 0)
+ * is neither: *pointer is then the offset of the field at fault in its
+ * IPv6 packet (the payload length when a non-last fragment's length is
+ * not a multiple of 8, the fragment offset when the datagram would pass
+ * 65,535 bytes) and m is left to the caller; otherwise *pointer is 0.
  */
 struct rte_mbuf *rt_reasm_in(struct rt_reasm *ra, struct rte_mbuf *m, struct rte_mempool *pool,
-			     uint64_t now_ms);
+			     uint64_t now_ms, uint16_t *pointer);
 
 /* Expire the pending datagrams whose time has run out at now_ms. For one
  * whose first fragment had arrived, @return that fragment (the sender is

@@ -2,7 +2,8 @@
 # Malformed packets from a host: bad checksum, short IHL, a total length
 # past the frame, TTL 0, a truncated header, a bad IPv6 payload length;
 # IPv4 options; unicast packets in link-layer group frames; subnet
-# broadcast addresses; an IPv6 link-local source.
+# broadcast addresses; an IPv6 link-local source; an IPv6 fragment of a
+# length RFC 8200 refuses.
 # Each is dropped (or, for TTL 0, answered with time exceeded) and
 # counted by reason, and good traffic keeps flowing.
 . "$(dirname "$0")/lib.sh"
@@ -23,6 +24,13 @@ check "IHL 4: 5 dropped" test "$(stat drop bad_ihl)" -eq 5
 check "truncated header: 5 dropped" test "$(stat drop truncated)" -eq 5
 check "length past the frame, both families: 10 dropped" test "$(stat drop bad_length)" -eq 10
 check "TTL 0: 5 answered with time exceeded" test "$(stat punt ttl_exceeded)" -eq 5
+# An IPv6 fragment to the router whose length is not a multiple of 8
+# while more follow: refused with a parameter problem (RFC 8200 4.5).
+icmp0=$(stat control icmp_sent)
+send frag6_unaligned 1
+sleep 0.3
+check "IPv6 unaligned fragment: refused, counted" test "$(stat control reasm_fails)" -eq 1
+check "... answered with a parameter problem" test "$(($(stat control icmp_sent) - icmp0))" -eq 1
 before=$(stat total forwarded)
 send good 20
 sleep 0.5

@@ -5,6 +5,7 @@ usage: send_frames.py IFACE DST_MAC KIND [COUNT]
 KIND: bad_checksum short_ihl long_total ttl0 truncated bad_ip6_plen good good6
       options options_bad_checksum (IHL 6) padded (Ethernet padding)
       local4 (a UDP packet to the router's own address on port0)
+      frag6_unaligned (an IPv6 first fragment to the router, 13 bytes of data)
 """
 import socket
 import struct
@@ -82,6 +83,12 @@ def main():
         src6 = socket.inet_pton(socket.AF_INET6, "2001:db8:1::2")
         dst6 = socket.inet_pton(socket.AF_INET6, "2001:db8:2::2")
         frame = eth6 + struct.pack("!IHBB", 6 << 28, len(udp()), 17, 64) + src6 + dst6 + udp()
+    elif kind == "frag6_unaligned":
+        # more fragments follow, yet 13 bytes: RFC 8200 4.5's parameter problem
+        src6 = socket.inet_pton(socket.AF_INET6, "2001:db8:1::2")
+        dst6 = socket.inet_pton(socket.AF_INET6, "2001:db8:1::1")
+        frag = struct.pack("!BBHI", 58, 0, 0 | 1, 7) + b"\x80" + b"x" * 12
+        frame = eth6 + struct.pack("!IHBB", 6 << 28, len(frag), 44, 64) + src6 + dst6 + frag
     elif kind == "local4":
         frame = eth4 + ip4(a, "192.0.2.1", udp())
     elif kind == "ll_src6":

@@ -200,6 +200,16 @@ assert_data(const struct rte_mbuf *m, uint32_t off, uint32_t len)
 
 static uint64_t now = 1000000;
 
+/* rt_reasm_in for a fragment that gets no parameter problem. */
+static struct rte_mbuf *
+reasm_in(struct rt_reasm *ra, struct rte_mbuf *m)
+{
+	uint16_t pointer;
+	struct rte_mbuf *out = rt_reasm_in(ra, m, r.pool, now, &pointer);
+	assert_int_equal(pointer, 0);
+	return out;
+}
+
 /* Feed the n fragments in the order given; @return what the last gave
  * (the earlier ones must give nothing). */
 static struct rte_mbuf *
@@ -208,7 +218,7 @@ feed(struct rt_reasm *ra, struct rte_mbuf **f, int n)
 	struct rte_mbuf *out = NULL;
 	for (int i = 0; i < n; i++) {
 		assert_true(rt_reasm_is_fragment(f[i]));
-		out = rt_reasm_in(ra, f[i], r.pool, now);
+		out = reasm_in(ra, f[i]);
 		if (i < n - 1)
 			assert_null(out);
 	}
@@ -287,7 +297,7 @@ test_reasm6(void **state)
 	assert_data(m, RTE_ETHER_HDR_LEN + 48, 3000);
 	rte_pktmbuf_free(m);
 
-	m = rt_reasm_in(ra, frag6(7, 0, 100, false, false), r.pool, now);
+	m = reasm_in(ra, frag6(7, 0, 100, false, false));
 	assert_non_null(m);
 	ip = rte_pktmbuf_mtod_offset(m, const struct rte_ipv6_hdr *, RTE_ETHER_HDR_LEN);
 	assert_int_equal(ip->proto, IPPROTO_ICMPV6);
@@ -310,24 +320,34 @@ test_reasm_limits(void **state)
 	struct rt_reasm *ra = rt_reasm_create();
 	struct rt_reasm_stats st;
 
-	assert_null(rt_reasm_in(ra, frag4(1, 0, 1480, true), r.pool, now));
-	assert_null(rt_reasm_in(ra, frag4(1, 1472, 1480, true), r.pool, now)); /* overlaps */
+	assert_null(reasm_in(ra, frag4(1, 0, 1480, true)));
+	assert_null(reasm_in(ra, frag4(1, 1472, 1480, true))); /* overlaps */
 	rt_reasm_stats(ra, &st);
 	assert_int_equal(st.fails, 2); /* the datagram, and the fragment that broke it */
-	assert_null(rt_reasm_in(ra, frag4(1, 1480, 100, false), r.pool, now));
-	assert_null(rt_reasm_in(ra, frag4(2, 65528, 16, false), r.pool, now)); /* too long */
-	assert_null(rt_reasm_in(ra, frag6(3, 0, 1001, true, false), r.pool, now));
+	assert_null(reasm_in(ra, frag4(1, 1480, 100, false)));
+	assert_null(reasm_in(ra, frag4(2, 65528, 16, false))); /* too long */
+	/* IPv6 answers those two with a parameter problem at the field
+	 * (RFC 8200 4.5): the fragment is left for the error. */
+	uint16_t pointer;
+	struct rte_mbuf *bad = frag6(3, 0, 1001, true, false);
+	assert_null(rt_reasm_in(ra, bad, r.pool, now, &pointer));
+	assert_int_equal(pointer, 4); /* the payload length */
+	rte_pktmbuf_free(bad);
+	bad = frag6(4, 65528, 16, false, true);
+	assert_null(rt_reasm_in(ra, bad, r.pool, now, &pointer));
+	assert_int_equal(pointer, 40 + 8 + 2); /* the offset, after the options header */
+	rte_pktmbuf_free(bad);
 	rt_reasm_stats(ra, &st);
-	assert_int_equal(st.fails, 4);
+	assert_int_equal(st.fails, 5);
 	/* id 1's last fragment is pending, without its first: it expires
 	 * with nothing to quote. */
 	assert_null(rt_reasm_expire(ra, now + RT_REASM_TIMEOUT4_MS));
 
 	for (uint16_t id = 100; id < 100 + RT_REASM_MAX; id++)
-		assert_null(rt_reasm_in(ra, frag4(id, 0, 8, true), r.pool, now));
-	assert_null(rt_reasm_in(ra, frag4(99, 0, 8, true), r.pool, now)); /* no room */
+		assert_null(reasm_in(ra, frag4(id, 0, 8, true)));
+	assert_null(reasm_in(ra, frag4(99, 0, 8, true))); /* no room */
 	rt_reasm_stats(ra, &st);
-	assert_int_equal(st.fails, 6);
+	assert_int_equal(st.fails, 7);
 	assert_null(rt_reasm_expire(ra, now + RT_REASM_TIMEOUT4_MS - 1));
 	for (int i = 0; i < RT_REASM_MAX; i++) {
 		struct rte_mbuf *first = rt_reasm_expire(ra, now + RT_REASM_TIMEOUT4_MS);
@@ -341,7 +361,7 @@ test_reasm_limits(void **state)
 	rt_reasm_stats(ra, &st);
 	assert_int_equal(st.timeouts, RT_REASM_MAX + 1);
 	/* Room again. */
-	assert_null(rt_reasm_in(ra, frag4(99, 0, 8, true), r.pool, now));
+	assert_null(reasm_in(ra, frag4(99, 0, 8, true)));
 	rt_reasm_destroy(ra); /* frees what is pending */
 	assert_int_equal(rte_mempool_avail_count(r.pool), avail);
 }
