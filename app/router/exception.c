@@ -408,13 +408,6 @@ host_route(const struct neigh_key *k, uint32_t nh)
 	return hr;
 }
 
-/*
- * A neighbour's address changed or became unusable. Gateways' nexthops
- * get the new header. A host on a connected prefix gets a host route to
- * its own nexthop while it is usable, so the workers forward to it
- * without the control core; the route goes when it fails, which keeps
- * their number bounded by the neighbour table's.
- */
 /* "192.0.2.2 on port0", for the log. */
 static const char *
 neigh_name(const struct router *r, const struct neigh_key *k, char *buf, size_t len)
@@ -425,6 +418,13 @@ neigh_name(const struct router *r, const struct neigh_key *k, char *buf, size_t 
 	return buf;
 }
 
+/*
+ * A neighbour's address changed or became unusable. Gateways' nexthops
+ * get the new header. A host on a connected prefix gets a host route to
+ * its own nexthop while it is usable, so the workers forward to it
+ * without the control core; the route goes when it fails, which keeps
+ * their number bounded by the neighbour table's.
+ */
 static void
 cb_changed(void *ctx, const struct neigh_key *k, const uint8_t *mac)
 {
@@ -449,10 +449,18 @@ cb_changed(void *ctx, const struct neigh_key *k, const uint8_t *mac)
 			hr.nh = nh;
 			int rc = fib_route_add(r->fib, &hr);
 			if (rc != 0) {
+				/* Tried again at every resolution: said once a
+				 * second at most. */
+				static uint64_t said;
+				uint64_t now = rt_now_ms();
 				char n[80];
-				RT_LOG(WARNING, neigh,
-				       "%s: no host route (%s): its packets take the slow path",
-				       neigh_name(r, k, n, sizeof(n)), strerror(-rc));
+				if (now - said >= 1000) {
+					said = now;
+					RT_LOG(WARNING, neigh,
+					       "%s: no host route (%s): its packets take the "
+					       "slow path",
+					       neigh_name(r, k, n, sizeof(n)), strerror(-rc));
+				}
 				nh_unref(r->nh, nh);
 			}
 		}
