@@ -18,6 +18,28 @@ die(const char *what, int err)
 	exit(1);
 }
 
+int
+dp_harness_eal(const char *argv0, const char *file_prefix, unsigned int nb_null)
+{
+	char prefix[64];
+	snprintf(prefix, sizeof(prefix), "--file-prefix=%s", file_prefix);
+	char *argv[16] = {(char *)argv0,
+			  "-l",
+			  "0",
+			  "--no-huge",
+			  "-m",
+			  "256",
+			  "--no-pci",
+			  "--no-telemetry",
+			  "--log-level=lib.eal:error",
+			  prefix};
+	int argc = 10;
+	static char *const nulls[] = {"--vdev=net_null0", "--vdev=net_null1"};
+	for (unsigned int i = 0; i < nb_null && i < RTE_DIM(nulls); i++)
+		argv[argc++] = nulls[i];
+	return rte_eal_init(argc, argv);
+}
+
 void
 dp_harness_setup(struct router *r, unsigned int tx_buffer)
 {

@@ -13,6 +13,11 @@
 
 #include "router.h"
 
+/* EAL for a unit test: lcore 0, no hugepages (256 MiB), no PCI, no
+ * telemetry, EAL's own log quiet, and nb_null net_null ports (0 to 2).
+ * file_prefix keeps tests apart. @return rte_eal_init's. */
+int dp_harness_eal(const char *argv0, const char *file_prefix, unsigned int nb_null);
+
 /* Set up *r (zeroed by the caller); each port's TX buffer holds
  * tx_buffer packets. */
 void dp_harness_setup(struct router *r, unsigned int tx_buffer);

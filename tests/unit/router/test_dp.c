@@ -119,20 +119,8 @@ test_fast_frame(void **state)
 int
 main(int argc, char **argv)
 {
-	char *eal[] = {argv[0],
-		       "-l",
-		       "0",
-		       "--no-huge",
-		       "-m",
-		       "256",
-		       "--no-pci",
-		       "--no-telemetry",
-		       "--file-prefix=test_dp",
-		       "--vdev=net_null0",
-		       "--vdev=net_null1",
-		       "--log-level=lib.eal:error"};
 	(void)argc;
-	if (rte_eal_init((int)RTE_DIM(eal), eal) < 0)
+	if (dp_harness_eal(argv[0], "test_dp", 2) < 0)
 		return 1;
 	dp_harness_setup(&r, 64);
 	struct fib_route rt = {.dst = {.family = FIB_AF_INET, .len = 15, .addr.v4 = 0xc6120000},

@@ -18,6 +18,7 @@
 #include <rte_ip.h>
 #include <rte_mbuf.h>
 
+#include "dp_harness.h"
 #include "reasm.h"
 #include "router.h"
 
@@ -427,18 +428,8 @@ test_fragment_own(void **state)
 int
 main(int argc, char **argv)
 {
-	char *eal[] = {argv[0],
-		       "-l",
-		       "0",
-		       "--no-huge",
-		       "-m",
-		       "256",
-		       "--no-pci",
-		       "--no-telemetry",
-		       "--file-prefix=test_frag",
-		       "--log-level=lib.eal:error"};
 	(void)argc;
-	if (rte_eal_init((int)RTE_DIM(eal), eal) < 0)
+	if (dp_harness_eal(argv[0], "test_frag", 0) < 0)
 		return 1;
 	r.pool = rte_pktmbuf_pool_create("frag", 1023, 0, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
 					 (int)rte_socket_id());
