@@ -3,7 +3,7 @@
 # past the frame, TTL 0, a truncated header, a bad IPv6 payload length;
 # IPv4 options; unicast packets in link-layer group frames; subnet
 # broadcast addresses; an IPv6 link-local source; an IPv6 fragment of a
-# length RFC 8200 refuses.
+# length RFC 8200 refuses; a flood of fragments that never complete.
 # Each is dropped (or, for TTL 0, answered with time exceeded) and
 # counted by reason, and good traffic keeps flowing.
 . "$(dirname "$0")/lib.sh"
@@ -31,6 +31,17 @@ send frag6_unaligned 1
 sleep 0.3
 check "IPv6 unaligned fragment: refused, counted" test "$(stat control reasm_fails)" -eq 1
 check "... answered with a parameter problem" test "$(($(stat control icmp_sent) - icmp0))" -eq 1
+# A flood of first fragments that never complete: the reassembly table
+# holds 64 datagrams, the rest are refused and counted, and forwarding
+# and the mbuf pool are unaffected.
+fails0=$(stat control reasm_fails)
+reqds0=$(stat control reasm_reqds)
+send frag6_first 1000
+sleep 0.5
+# (Counted from what reached the reassembly: a loaded machine may drop
+# some of the flood before.)
+check "fragment flood: 64 held, the rest refused and counted" \
+	test "$(($(stat control reasm_reqds) - reqds0 - $(stat control reasm_fails) + fails0))" -eq 64
 before=$(stat total forwarded)
 send good 20
 sleep 0.5

@@ -6,6 +6,7 @@ KIND: bad_checksum short_ihl long_total ttl0 truncated bad_ip6_plen good good6
       options options_bad_checksum (IHL 6) padded (Ethernet padding)
       local4 (a UDP packet to the router's own address on port0)
       frag6_unaligned (an IPv6 first fragment to the router, 13 bytes of data)
+      frag6_first (IPv6 first fragments to the router, a new identification each)
 """
 import socket
 import struct
@@ -89,6 +90,13 @@ def main():
         dst6 = socket.inet_pton(socket.AF_INET6, "2001:db8:1::1")
         frag = struct.pack("!BBHI", 58, 0, 0 | 1, 7) + b"\x80" + b"x" * 12
         frame = eth6 + struct.pack("!IHBB", 6 << 28, len(frag), 44, 64) + src6 + dst6 + frag
+    elif kind == "frag6_first":
+        src6 = socket.inet_pton(socket.AF_INET6, "2001:db8:1::2")
+        dst6 = socket.inet_pton(socket.AF_INET6, "2001:db8:1::1")
+        hdr = eth6 + struct.pack("!IHBB", 6 << 28, 8 + 64, 44, 64) + src6 + dst6
+        for i in range(count):
+            s.send(hdr + struct.pack("!BBHI", 58, 0, 1, 1000 + i) + b"\x80" + b"x" * 63)
+        return
     elif kind == "local4":
         frame = eth4 + ip4(a, "192.0.2.1", udp())
     elif kind == "ll_src6":
