@@ -340,10 +340,14 @@ route_del(struct cli *c)
 	return 0;
 }
 
+/* route show table all lists at most this many tables. */
+#define RT_SHOW_TABLES_MAX 1024
+
 struct show_ctx {
 	struct cli *c;
 	bool first;
-	bool locals; /* show local routes (table local / all) */
+	bool locals; /* table local: show local routes only */
+	bool all;    /* table all: show every route, local ones marked "table local" */
 	const struct fib_prefix *only;
 };
 
@@ -395,7 +399,7 @@ show_route(const struct fib_route *rt, void *arg)
 	struct router *r = c->r;
 	if (rt->origin == RT_ORIGIN_NEIGH)
 		return 0; /* the router's own host routes for neighbours */
-	if (local_type(rt->type) != s->locals)
+	if (!s->all && local_type(rt->type) != s->locals)
 		return 0;
 	if (s->only != NULL && (s->only->len != rt->dst.len ||
 				memcmp(&s->only->addr, &rt->dst.addr, sizeof(rt->dst.addr)) != 0))
@@ -416,6 +420,12 @@ show_route(const struct fib_route *rt, void *arg)
 	}
 	const char *proto = origin_name(rt->origin, ob, sizeof(ob));
 	cli_fmt_table(rt->table, tb, sizeof(tb));
+	/* Linux keeps local routes in a table of their own; routerd keeps
+	 * them in main (docs/fib.md) and, listing every table, names them
+	 * as Linux does. */
+	bool in_local = s->all && local_type(rt->type);
+	if (in_local)
+		snprintf(tb, sizeof(tb), "local");
 	bool multipath = has_nh && nh.spec.type == NH_T_GROUP && nh.spec.id == 0;
 	if (c->json) {
 		rt_buf_printf(c->out, "%s{\"type\":\"%s\",\"dst\":\"%s\"", s->first ? "" : ",",
@@ -448,7 +458,7 @@ show_route(const struct fib_route *rt, void *arg)
 			rt_buf_printf(c->out, " scope link");
 		if (rt->metric)
 			rt_buf_printf(c->out, " metric %u", rt->metric);
-		if (rt->table != FIB_TABLE_MAIN)
+		if (rt->table != FIB_TABLE_MAIN || in_local)
 			rt_buf_printf(c->out, " table %s", tb);
 		rt_buf_printf(c->out, "\n");
 		if (multipath)
@@ -462,16 +472,18 @@ static int
 route_show(struct cli *c)
 {
 	uint32_t table = FIB_TABLE_MAIN;
-	bool locals = false;
+	bool locals = false, all = false;
 	struct fib_prefix only;
 	bool has_only = false;
 	const char *w;
 	while ((w = cli_next(c)) != NULL) {
-		int rc;
+		int rc = 0;
 		if (strcmp(w, "table") == 0) {
 			const char *t = cli_next(c);
 			locals = t != NULL && strcmp(t, "local") == 0;
-			rc = cli_parse_table(c, t, &table);
+			all = t != NULL && strcmp(t, "all") == 0;
+			if (!all)
+				rc = cli_parse_table(c, t, &table);
 		} else {
 			rc = cli_parse_prefix(c, "route show", w, c->family, &only);
 			has_only = true;
@@ -479,15 +491,24 @@ route_show(struct cli *c)
 		if (rc < 0)
 			return rc;
 	}
-	struct show_ctx s = {
-		.c = c, .first = true, .locals = locals, .only = has_only ? &only : NULL};
+	struct show_ctx s = {.c = c,
+			     .first = true,
+			     .locals = locals,
+			     .all = all,
+			     .only = has_only ? &only : NULL};
+	/* table all: every table in id order (main, 254, among them). */
+	uint32_t ids[RT_SHOW_TABLES_MAX], n = 1;
+	ids[0] = table;
+	if (all && (n = fib_table_ids(c->r->fib, ids, RTE_DIM(ids))) > RTE_DIM(ids))
+		n = RTE_DIM(ids);
 	if (c->json)
 		rt_buf_printf(c->out, "[");
 	for (int f = 0; f < 2; f++) {
 		uint8_t af = f ? FIB_AF_INET6 : FIB_AF_INET;
 		if ((c->family && c->family != af) || (has_only && only.family != af))
 			continue;
-		fib_route_walk(c->r->fib, table, af, show_route, &s);
+		for (uint32_t i = 0; i < n; i++)
+			fib_route_walk(c->r->fib, ids[i], af, show_route, &s);
 	}
 	if (c->json)
 		rt_buf_printf(c->out, "]\n");

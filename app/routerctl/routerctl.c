@@ -193,7 +193,7 @@ usage(void)
 		"  addr add|del ADDR/LEN dev PORT | addr show [dev PORT]\n"
 		"  route add|replace|del [TYPE] PREFIX [via ADDR] [dev PORT] [nhid ID]\n"
 		"        [metric N] [table ID] [nexthop via ADDR [dev PORT] [weight W]]...\n"
-		"  route show [table ID] [PREFIX]\n"
+		"  route show [table ID|local|all] [PREFIX]\n"
 		"  route get ADDR [from ADDR] [iif PORT] [dscp N] [ipproto P] [sport N] [dport N]\n"
 		"  nexthop add id ID via ADDR dev PORT | group ID[,W]/ID[,W]... | blackhole\n"
 		"  nexthop del id ID | nexthop show\n"

@@ -221,6 +221,16 @@ fib_route_walk(const struct fib *fib, uint32_t table, uint8_t family, fib_route_
 }
 
 uint32_t
+fib_table_ids(const struct fib *fib, uint32_t *ids, uint32_t max)
+{
+	const struct table_set *s = fib->tables;
+	uint32_t n = s ? s->n : 0;
+	for (uint32_t i = 0; i < n && i < max; i++)
+		ids[i] = s->e[i].id;
+	return n;
+}
+
+uint32_t
 fib_route_count(const struct fib *fib, uint32_t table, uint8_t family)
 {
 	const struct fib_table *t = fib_table_lookup(fib, table);

@@ -151,6 +151,10 @@ typedef int (*fib_route_cb)(const struct fib_route *r, void *arg);
 int fib_route_walk(const struct fib *fib, uint32_t table, uint8_t family, fib_route_cb cb,
 		   void *arg);
 
+/** Writer: the ids of the tables that exist, ascending, in ids[0..max);
+ * @return how many there are (more than max: the rest left out). */
+uint32_t fib_table_ids(const struct fib *fib, uint32_t *ids, uint32_t max);
+
 /** Number of routes in a table and family (all metrics). */
 uint32_t fib_route_count(const struct fib *fib, uint32_t table, uint8_t family);
 

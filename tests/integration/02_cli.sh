@@ -38,6 +38,11 @@ check "route del by metric" rc route del 10.10.0.0/16 metric 10
 expect_out "next metric takes over" "10.10.1.1 via 198.51.100.2" rc route get 10.10.1.1
 check "route in table 100" rc route add 10.20.0.0/16 via 198.51.100.2 table 100
 expect_out "table 100 shown" '"dst":"10.20.0.0/16".*"table":"100"' rc -j route show table 100
+rc route show table all >"$WORK/all"
+expect_out "table all: table 100's routes" "^10.20.0.0/16 via 198.51.100.2 dev port1 table 100$" cat "$WORK/all"
+expect_out "table all: main's" "^10.10.0.0/16 via 198.51.100.2 dev port1 metric 20$" cat "$WORK/all"
+expect_out "table all: local routes, named as Linux names them" \
+	"^local 192.0.2.1 proto kernel scope host table local$" cat "$WORK/all"
 check "IPv6 route" rc -6 route add 2001:db8:99::/48 via 2001:db8:2::2
 expect_out "IPv6 route in JSON" '"dst":"2001:db8:99::/48","gateway":"2001:db8:2::2","dev":"port1","protocol":"boot","metric":1024' \
 	rc -j -6 route show

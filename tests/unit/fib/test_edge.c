@@ -129,6 +129,13 @@ test_two_tables(void **state)
 	assert_null(fib_table_lookup(f, 100));
 	assert_int_equal(fib_route_add(f, &b), 0);
 	assert_non_null(fib_table_lookup(f, 100));
+	/* The tables that exist, ascending; a short array gets the first. */
+	uint32_t ids[2];
+	assert_int_equal(fib_table_ids(f, ids, 2), 2);
+	assert_int_equal(ids[0], 100);
+	assert_int_equal(ids[1], FIB_TABLE_MAIN);
+	assert_int_equal(fib_table_ids(f, ids, 1), 2);
+	assert_int_equal(ids[0], 100);
 	assert_int_equal(L(f, 0, "198.51.100.7"), 1);
 	assert_int_equal(L(f, FIB_TABLE_MAIN, "198.51.100.7"), 1);
 	assert_int_equal(L(f, 100, "198.51.100.7"), 2);
