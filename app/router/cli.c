@@ -445,6 +445,20 @@ cmd_log(struct cli *c)
 	return cli_fail(c, EINVAL, "log level: unknown level '%s' (emerg ... debug)", level);
 }
 
+/* What a port's device counts on its own: packets the NIC dropped for
+ * want of RX descriptors (the worker fell behind: rx_missed) or of mbufs
+ * (rx_nombuf), and bad frames in and failed sends out. Control core
+ * only: some drivers accumulate clear-on-read registers as they are
+ * read. */
+static struct rt_dev_counters
+dev_counters(uint16_t port)
+{
+	struct rte_eth_stats st;
+	if (rte_eth_stats_get(port, &st) != 0)
+		return (struct rt_dev_counters){0};
+	return (struct rt_dev_counters){st.imissed, st.rx_nombuf, st.ierrors, st.oerrors};
+}
+
 /* stats [show|reset] */
 static int
 cmd_stats(struct cli *c)
@@ -462,6 +476,8 @@ cmd_stats(struct cli *c)
 		r->base_out_no_route = r->out_no_route;
 		r->base_fragments = r->fragments;
 		rt_reasm_stats(r->reasm, &r->base_reasm);
+		for (uint16_t p = 0; p < r->nb_ports; p++)
+			r->base_dev[p] = dev_counters(p);
 		return 0;
 	}
 	if (cmd != NULL && !cli_matches(cmd, "show"))
@@ -479,6 +495,15 @@ cmd_stats(struct cli *c)
 		stat_line(c, &first, "port", name, s.port_rx[p] - r->base.port_rx[p]);
 		snprintf(name, sizeof(name), "%s.tx", r->port[p].name);
 		stat_line(c, &first, "port", name, s.port_tx[p] - r->base.port_tx[p]);
+		struct rt_dev_counters d = dev_counters(p), b = r->base_dev[p];
+		snprintf(name, sizeof(name), "%s.rx_missed", r->port[p].name);
+		stat_line(c, &first, "port", name, d.missed - b.missed);
+		snprintf(name, sizeof(name), "%s.rx_nombuf", r->port[p].name);
+		stat_line(c, &first, "port", name, d.nombuf - b.nombuf);
+		snprintf(name, sizeof(name), "%s.rx_errors", r->port[p].name);
+		stat_line(c, &first, "port", name, d.rx_errors - b.rx_errors);
+		snprintf(name, sizeof(name), "%s.tx_errors", r->port[p].name);
+		stat_line(c, &first, "port", name, d.tx_errors - b.tx_errors);
 	}
 	for (unsigned int w = 0; w < r->nb_workers; w++) {
 		const struct rt_wstats *ws = &r->worker[w].st;

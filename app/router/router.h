@@ -188,6 +188,10 @@ struct router {
 	uint64_t base_icmp_sent, base_icmp_ratelimited, base_exc_unhandled, base_neigh_refused;
 	uint64_t base_out_no_route, base_fragments;
 	struct rt_reasm_stats base_reasm;
+	/* The devices' own counters at the last reset (rte_eth_stats). */
+	struct rt_dev_counters {
+		uint64_t missed, nombuf, rx_errors, tx_errors;
+	} base_dev[RT_MAX_PORTS];
 	volatile int quit;
 };
 

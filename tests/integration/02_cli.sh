@@ -85,6 +85,9 @@ expect_out "worker load in DPDK telemetry" '"/router/workers": \{"worker0": \{"l
 	bash -c "echo /router/workers | dpdk-telemetry.py -f $NS_PREFIX"
 check "stats reset" rc stats reset
 expect_out "stats in JSON" '"total.rx":0' rc -j stats
+expect_out "the devices' own drop counters, per port, from the reset" \
+	'"port.port0.rx_missed":0,"port.port0.rx_nombuf":0,"port.port0.rx_errors":0,"port.port0.tx_errors":0' \
+	rc -j stats
 
 echo "error paths: one line, non-zero, nothing applied"
 expect_out "invalid prefix" "^error: route add: invalid prefix '10.0.0.300/8'$" \
