@@ -466,16 +466,13 @@ cmd_stats(struct cli *c)
 	struct router *r = c->r;
 	const char *cmd = cli_next(c);
 	struct rt_wstats s;
+	struct rt_ctl_counter ctl[RT_CTL_COUNTERS];
 	rt_stats_sum(r, &s);
+	rt_ctl_counters(r, ctl);
 	if (cmd != NULL && cli_matches(cmd, "reset")) {
 		r->base = s;
-		r->base_icmp_sent = r->icmp_sent;
-		r->base_icmp_ratelimited = r->icmp_ratelimited;
-		r->base_exc_unhandled = r->exc_unhandled;
-		r->base_neigh_refused = r->neigh_refused;
-		r->base_out_no_route = r->out_no_route;
-		r->base_fragments = r->fragments;
-		rt_reasm_stats(r->reasm, &r->base_reasm);
+		for (unsigned int i = 0; i < RT_CTL_COUNTERS; i++)
+			r->base_ctl[i] = ctl[i].gauge ? 0 : ctl[i].value;
 		for (uint16_t p = 0; p < r->nb_ports; p++)
 			r->base_dev[p] = dev_counters(p);
 		return 0;
@@ -522,28 +519,8 @@ cmd_stats(struct cli *c)
 		stat_line(c, &first, "drop", rt_drop_names[i], s.drop[i] - r->base.drop[i]);
 	for (int i = 0; i < RT_PUNT_COUNT; i++)
 		stat_line(c, &first, "punt", rt_punt_names[i], s.punt[i] - r->base.punt[i]);
-	stat_line(c, &first, "control", "icmp_sent", r->icmp_sent - r->base_icmp_sent);
-	stat_line(c, &first, "control", "icmp_ratelimited",
-		  r->icmp_ratelimited - r->base_icmp_ratelimited);
-	stat_line(c, &first, "control", "local_unhandled",
-		  r->exc_unhandled - r->base_exc_unhandled);
-	stat_line(c, &first, "control", "neigh_refused", r->neigh_refused - r->base_neigh_refused);
-	stat_line(c, &first, "control", "out_no_route", r->out_no_route - r->base_out_no_route);
-	stat_line(c, &first, "control", "fragments", r->fragments - r->base_fragments);
-	struct rt_reasm_stats rs;
-	rt_reasm_stats(r->reasm, &rs);
-	stat_line(c, &first, "control", "reasm_reqds", rs.reqds - r->base_reasm.reqds);
-	stat_line(c, &first, "control", "reasm_oks", rs.oks - r->base_reasm.oks);
-	stat_line(c, &first, "control", "reasm_fails", rs.fails - r->base_reasm.fails);
-	stat_line(c, &first, "control", "reasm_timeouts", rs.timeouts - r->base_reasm.timeouts);
-	stat_line(c, &first, "control", "tx_ring_full", r->ctl_tx_dropped);
-	struct neigh_stats ns;
-	neigh_get_stats(r->neigh, &ns);
-	stat_line(c, &first, "neigh", "entries", ns.entries);
-	stat_line(c, &first, "neigh", "incomplete", ns.incomplete);
-	stat_line(c, &first, "neigh", "queue_drops", ns.queue_drops);
-	stat_line(c, &first, "neigh", "failed", ns.failed);
-	stat_line(c, &first, "neigh", "table_full", ns.table_full);
+	for (unsigned int i = 0; i < RT_CTL_COUNTERS; i++)
+		stat_line(c, &first, ctl[i].group, ctl[i].name, ctl[i].value - r->base_ctl[i]);
 	if (c->json)
 		rt_buf_printf(c->out, "}\n");
 	return 0;

@@ -23,6 +23,8 @@
 
 #define RT_MAX_PORTS 16
 #define RT_MAX_WORKERS 8
+/* The control core's and neighbour table's counters (rt_ctl_counters). */
+#define RT_CTL_COUNTERS 16
 /* Packets a worker takes from a queue at once, and the largest burst the
  * stages handle. Random destinations miss the caches at the first FIB
  * level, and everything after the lookup waits for it: the more lookups
@@ -185,9 +187,7 @@ struct router {
 	uint32_t ip_id;
 	/* stats reset: what to subtract (workers own their counters). */
 	struct rt_wstats base;
-	uint64_t base_icmp_sent, base_icmp_ratelimited, base_exc_unhandled, base_neigh_refused;
-	uint64_t base_out_no_route, base_fragments;
-	struct rt_reasm_stats base_reasm;
+	uint64_t base_ctl[RT_CTL_COUNTERS]; /* in rt_ctl_counters' order */
 	/* The devices' own counters at the last reset (rte_eth_stats). */
 	struct rt_dev_counters {
 		uint64_t missed, nombuf, rx_errors, tx_errors;
@@ -347,5 +347,15 @@ int rt_cli_exec(struct router *r, const char *line, struct rt_buf *out, char *er
 void rt_telemetry_init(struct router *r);
 /* Sum of the workers' counters. */
 void rt_stats_sum(const struct router *r, struct rt_wstats *sum);
+/* The control core's counters and the neighbour table's, in the order
+ * and under the group and name `stats` shows them (telemetry: the name,
+ * prefixed "neigh_" for the neighbour table's). A gauge (entries now) is
+ * not subject to `stats reset`. */
+struct rt_ctl_counter {
+	const char *group, *name;
+	uint64_t value;
+	bool gauge;
+};
+void rt_ctl_counters(const struct router *r, struct rt_ctl_counter out[RT_CTL_COUNTERS]);
 
 #endif /* ROUTER_ROUTER_H */

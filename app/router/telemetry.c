@@ -20,6 +20,36 @@ const char *const rt_punt_names[RT_PUNT_COUNT] = {RT_PUNT_REASONS(RT_NAME)};
 static struct router *the_router;
 
 void
+rt_ctl_counters(const struct router *r, struct rt_ctl_counter out[RT_CTL_COUNTERS])
+{
+	struct rt_reasm_stats rs;
+	struct neigh_stats ns;
+	rt_reasm_stats(r->reasm, &rs);
+	neigh_get_stats(r->neigh, &ns);
+	/* Read while the control core may write them (telemetry's thread):
+	 * each an aligned 64-bit word, never torn. */
+	const struct rt_ctl_counter c[RT_CTL_COUNTERS] = {
+		{"control", "icmp_sent", r->icmp_sent, false},
+		{"control", "icmp_ratelimited", r->icmp_ratelimited, false},
+		{"control", "local_unhandled", r->exc_unhandled, false},
+		{"control", "neigh_refused", r->neigh_refused, false},
+		{"control", "out_no_route", r->out_no_route, false},
+		{"control", "fragments", r->fragments, false},
+		{"control", "reasm_reqds", rs.reqds, false},
+		{"control", "reasm_oks", rs.oks, false},
+		{"control", "reasm_fails", rs.fails, false},
+		{"control", "reasm_timeouts", rs.timeouts, false},
+		{"control", "tx_ring_full", r->ctl_tx_dropped, false},
+		{"neigh", "entries", ns.entries, true},
+		{"neigh", "incomplete", ns.incomplete, true},
+		{"neigh", "queue_drops", ns.queue_drops, false},
+		{"neigh", "failed", ns.failed, false},
+		{"neigh", "table_full", ns.table_full, false},
+	};
+	memcpy(out, c, sizeof(c));
+}
+
+void
 rt_stats_sum(const struct router *r, struct rt_wstats *sum)
 {
 	memset(sum, 0, sizeof(*sum));
@@ -61,29 +91,14 @@ tel_stats(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_dict_u64(d, rt_drop_names[i], s.drop[i]);
 	for (int i = 0; i < RT_PUNT_COUNT; i++)
 		rte_tel_data_add_dict_u64(d, rt_punt_names[i], s.punt[i]);
-	/* The control core's counters and the neighbour table's, as `stats`
-	 * lists them (read while the control core may write them: each an
-	 * aligned 64-bit word, never torn). */
-	rte_tel_data_add_dict_u64(d, "icmp_sent", r->icmp_sent);
-	rte_tel_data_add_dict_u64(d, "icmp_ratelimited", r->icmp_ratelimited);
-	rte_tel_data_add_dict_u64(d, "local_unhandled", r->exc_unhandled);
-	rte_tel_data_add_dict_u64(d, "neigh_refused", r->neigh_refused);
-	rte_tel_data_add_dict_u64(d, "out_no_route", r->out_no_route);
-	rte_tel_data_add_dict_u64(d, "fragments", r->fragments);
-	struct rt_reasm_stats rs;
-	rt_reasm_stats(r->reasm, &rs);
-	rte_tel_data_add_dict_u64(d, "reasm_reqds", rs.reqds);
-	rte_tel_data_add_dict_u64(d, "reasm_oks", rs.oks);
-	rte_tel_data_add_dict_u64(d, "reasm_fails", rs.fails);
-	rte_tel_data_add_dict_u64(d, "reasm_timeouts", rs.timeouts);
-	rte_tel_data_add_dict_u64(d, "tx_ring_full", r->ctl_tx_dropped);
-	struct neigh_stats ns;
-	neigh_get_stats(r->neigh, &ns);
-	rte_tel_data_add_dict_u64(d, "neigh_entries", ns.entries);
-	rte_tel_data_add_dict_u64(d, "neigh_incomplete", ns.incomplete);
-	rte_tel_data_add_dict_u64(d, "neigh_queue_drops", ns.queue_drops);
-	rte_tel_data_add_dict_u64(d, "neigh_failed", ns.failed);
-	rte_tel_data_add_dict_u64(d, "neigh_table_full", ns.table_full);
+	struct rt_ctl_counter c[RT_CTL_COUNTERS];
+	rt_ctl_counters(r, c);
+	for (unsigned int i = 0; i < RT_CTL_COUNTERS; i++) {
+		char name[48];
+		snprintf(name, sizeof(name), "%s%s", strcmp(c[i].group, "neigh") ? "" : "neigh_",
+			 c[i].name);
+		rte_tel_data_add_dict_u64(d, name, c[i].value);
+	}
 	return 0;
 }
 
