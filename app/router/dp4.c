@@ -278,7 +278,7 @@ dp4_run(const struct router *r, struct rt_worker *w, uint16_t port, struct rte_m
 	if (unlikely(rules != NULL)) {
 		uint32_t src[RT_BURST];
 		struct fib_flow flow[RT_BURST];
-		bool ports = fib_rule_set_ports(rules); /* reading them costs ~5 cycles */
+		bool ports = fib_rule_set_ports(rules); /* 33 instructions a packet */
 		for (unsigned int i = 0; i < k; i++) {
 			const struct rte_ipv4_hdr *h = ip[i];
 			src[i] = rte_be_to_cpu_32(h->src_addr);

@@ -20,7 +20,6 @@
 #include <rte_ring.h>
 
 #include "conf.h"
-#include "log.h"
 #include "router.h"
 
 static struct router *running;
