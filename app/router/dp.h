@@ -145,9 +145,7 @@ dp_l4_ports(const uint8_t *l4)
 static inline void
 dp_rule_ports(struct fib_flow *f, const uint8_t *l4, uint32_t l4_len, bool later)
 {
-	uint32_t v;
-	memcpy(&v, l4, sizeof(v));
-	v = rte_be_to_cpu_32(v);
+	uint32_t v = rte_be_to_cpu_32(dp_l4_ports(l4));
 	bool ports =
 		(f->proto == IPPROTO_TCP) | (f->proto == IPPROTO_UDP) | (f->proto == IPPROTO_SCTP);
 	v &= -(uint32_t)(ports & !later & (l4_len >= 4));
