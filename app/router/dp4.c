@@ -194,8 +194,7 @@ act4_slow(const struct router *r, struct rt_worker *w, struct rte_mbuf *m, struc
 		return -1;
 	}
 	dp_ttl_dec4(ip);
-	struct dp_nh_view v = dp_nh_view_of(w);
-	return dp_send(&v, (uint8_t *)ip - RTE_ETHER_HDR_LEN, hdr, d->port, nh);
+	return dp_send(w, (uint8_t *)ip - RTE_ETHER_HDR_LEN, hdr, d->port, nh);
 }
 
 /*
@@ -207,16 +206,16 @@ act4_slow(const struct router *r, struct rt_worker *w, struct rte_mbuf *m, struc
  * @return the egress port of a packet to send, or -1 (punted or dropped).
  */
 static inline int
-act4(const struct router *r, struct rt_worker *w, const struct dp_nh_view *v, struct rte_mbuf *m,
-     struct rte_ipv4_hdr *ip, uint32_t nh)
+act4(const struct router *r, struct rt_worker *w, struct rte_mbuf *m, struct rte_ipv4_hdr *ip,
+     uint32_t nh)
 {
-	const struct nh_dp *d = &v->nh[nh];
+	const struct nh_dp *d = &w->nh[nh];
 	__m128i hdr = nh_hdr_load(d->hdr4);
 	if (unlikely(!nh_hdr_valid(hdr))) {
 		if (d->type != NH_T_GROUP)
 			return act4_slow(r, w, m, ip, nh);
 		nh = nh_group_member(d, flow_hash4(r, ip));
-		d = &v->nh[nh];
+		d = &w->nh[nh];
 		hdr = nh_hdr_load(d->hdr4);
 		if (!nh_hdr_valid(hdr))
 			return act4_slow(r, w, m, ip, nh);
@@ -224,7 +223,7 @@ act4(const struct router *r, struct rt_worker *w, const struct dp_nh_view *v, st
 	if (unlikely(!dp_ttl_fast4(ip) || rte_pktmbuf_data_len(m) > d->frame_max))
 		return act4_slow(r, w, m, ip, nh);
 	dp_ttl_dec4_fast(ip);
-	return dp_send(v, (uint8_t *)ip - RTE_ETHER_HDR_LEN, hdr, d->port, nh);
+	return dp_send(w, (uint8_t *)ip - RTE_ETHER_HDR_LEN, hdr, d->port, nh);
 }
 
 /* Both entry points, specialised by the constants l2group and hw_csum
@@ -304,9 +303,8 @@ dp4_run(const struct router *r, struct rt_worker *w, uint16_t port, struct rte_m
 	/* Step 3: act on each answer. */
 	struct dp_out out;
 	unsigned int sent = 0;
-	const struct dp_nh_view v = dp_nh_view_of(w);
 	for (unsigned int i = 0; i < k; i++) {
-		int q = act4(r, w, &v, ok[i], ip[i], nh[i]);
+		int q = act4(r, w, ok[i], ip[i], nh[i]);
 		if (q >= 0) {
 			out.m[sent] = ok[i];
 			out.port[sent++] = (uint16_t)q;

@@ -156,23 +156,22 @@ act6_slow(const struct router *r, struct rt_worker *w, struct rte_mbuf *m, struc
 		return -1;
 	}
 	ip->hop_limits--; /* no header checksum in IPv6 */
-	struct dp_nh_view v = dp_nh_view_of(w);
-	return dp_send(&v, (uint8_t *)ip - RTE_ETHER_HDR_LEN, hdr, d->port, nh);
+	return dp_send(w, (uint8_t *)ip - RTE_ETHER_HDR_LEN, hdr, d->port, nh);
 }
 
 /* As act4: one test on the header, the hop limit and the MTU, the rest in
  * act6_slow. @return the egress port, or -1 (punted or dropped). */
 static inline int
-act6(const struct router *r, struct rt_worker *w, const struct dp_nh_view *v, struct rte_mbuf *m,
-     struct rte_ipv6_hdr *ip, uint32_t nh)
+act6(const struct router *r, struct rt_worker *w, struct rte_mbuf *m, struct rte_ipv6_hdr *ip,
+     uint32_t nh)
 {
-	const struct nh_dp *d = &v->nh[nh];
+	const struct nh_dp *d = &w->nh[nh];
 	__m128i hdr = nh_hdr_load(d->hdr6);
 	if (unlikely(!nh_hdr_valid(hdr))) {
 		if (d->type != NH_T_GROUP)
 			return act6_slow(r, w, m, ip, nh);
 		nh = nh_group_member(d, flow_hash6(r, ip));
-		d = &v->nh[nh];
+		d = &w->nh[nh];
 		hdr = nh_hdr_load(d->hdr6);
 		if (!nh_hdr_valid(hdr))
 			return act6_slow(r, w, m, ip, nh);
@@ -180,7 +179,7 @@ act6(const struct router *r, struct rt_worker *w, const struct dp_nh_view *v, st
 	if (unlikely(ip->hop_limits <= 1 || rte_pktmbuf_data_len(m) > d->frame_max))
 		return act6_slow(r, w, m, ip, nh);
 	ip->hop_limits--;
-	return dp_send(v, (uint8_t *)ip - RTE_ETHER_HDR_LEN, hdr, d->port, nh);
+	return dp_send(w, (uint8_t *)ip - RTE_ETHER_HDR_LEN, hdr, d->port, nh);
 }
 
 /* As dp4_run. */
@@ -255,9 +254,8 @@ dp6_run(const struct router *r, struct rt_worker *w, uint16_t port, struct rte_m
 	/* Step 3: act. */
 	struct dp_out out;
 	unsigned int sent = 0;
-	const struct dp_nh_view v = dp_nh_view_of(w);
 	for (unsigned int i = 0; i < k; i++) {
-		int q = act6(r, w, &v, ok[i], ip[i], nh[i]);
+		int q = act6(r, w, ok[i], ip[i], nh[i]);
 		if (q >= 0) {
 			out.m[sent] = ok[i];
 			out.port[sent++] = (uint16_t)q;
