@@ -243,6 +243,8 @@ local_in(struct router *r, struct rte_mbuf *m, uint16_t in)
 			rt_icmp_echo(r, m, in);
 			return;
 		}
+		if (rt_local_closed4(r, m, in))
+			return;
 	} else {
 		const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)l3;
 		const uint8_t *icmp = l3 + sizeof(*ip);
@@ -257,6 +259,8 @@ local_in(struct router *r, struct rte_mbuf *m, uint16_t in)
 				return;
 			}
 		}
+		if (rt_local_closed6(r, m, in))
+			return;
 	}
 	r->exc_unhandled++; /* to the router, nothing here handles it: counted */
 	rte_pktmbuf_free(m);

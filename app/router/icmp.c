@@ -12,8 +12,11 @@
  * fragment, or from an invalid source.
  *
  * An error's source is the router's address on the port the packet came
- * in on (so traceroute shows that hop); replies and errors leave by the
- * route to their destination (rt_output), as Linux's do.
+ * in on (so traceroute shows that hop), or, about a packet addressed to
+ * the router, the address it was sent to (Linux's icmp_send and
+ * icmp6_send: a traceroute to a router address ends at that address);
+ * replies and errors leave by the route to their destination
+ * (rt_output), as Linux's do.
  */
 #include <string.h>
 
@@ -98,7 +101,9 @@ error4(struct router *r, struct rte_mbuf *m, uint16_t in, uint8_t type, uint8_t 
 	ip->total_length = rte_cpu_to_be_16((uint16_t)(len - RTE_ETHER_HDR_LEN));
 	ip->time_to_live = 64;
 	ip->next_proto_id = IPPROTO_ICMP;
-	ip->src_addr = rte_cpu_to_be_32(a->p.addr.v4);
+	ip->src_addr = rt_addr_is_local(r, FIB_AF_INET, &oip->dst_addr)
+			       ? oip->dst_addr
+			       : rte_cpu_to_be_32(a->p.addr.v4);
 	ip->dst_addr = oip->src_addr;
 	ip->hdr_checksum = rte_ipv4_cksum(ip);
 	uint8_t *icmp = (uint8_t *)(ip + 1);
@@ -161,7 +166,8 @@ error6(struct router *r, struct rte_mbuf *m, uint16_t in, uint8_t type, uint8_t 
 	ip->payload_len = rte_cpu_to_be_16((uint16_t)(8 + quote));
 	ip->proto = IPPROTO_ICMPV6;
 	ip->hop_limits = 64;
-	memcpy(ip->src_addr, a->p.addr.v6, 16);
+	memcpy(ip->src_addr,
+	       rt_addr_is_local(r, FIB_AF_INET6, oip->dst_addr) ? oip->dst_addr : a->p.addr.v6, 16);
 	memcpy(ip->dst_addr, oip->src_addr, 16);
 	uint8_t *icmp = (uint8_t *)(ip + 1);
 	memset(icmp, 0, 8);

@@ -24,7 +24,7 @@
 #define RT_MAX_PORTS 16
 #define RT_MAX_WORKERS 8
 /* The control core's and neighbour table's counters (rt_ctl_counters). */
-#define RT_CTL_COUNTERS 16
+#define RT_CTL_COUNTERS 17
 /* Packets a worker takes from a queue at once, and the largest burst the
  * stages handle. Random destinations miss the caches at the first FIB
  * level, and everything after the lookup waits for it: the more lookups
@@ -179,6 +179,7 @@ struct router {
 	uint32_t *nh_used_seen; /* the control core's last sum, per nexthop */
 	/* Control core counters. */
 	uint64_t icmp_sent, icmp_ratelimited, exc_unhandled, neigh_refused;
+	uint64_t tcp_resets;   /* local.c: closed TCP ports */
 	uint64_t out_no_route; /* own packets with no usable route */
 	uint64_t fragments;    /* fragments sent for packets too big (frag.c) */
 	/* Fragments addressed to the router (reasm.h), and the
@@ -320,6 +321,15 @@ void rt_icmp_error(struct router *r, struct rte_mbuf *m, uint16_t in, uint8_t ty
 		   uint32_t info);
 /* Answer an echo request addressed to us; frees m. */
 void rt_icmp_echo(struct router *r, struct rte_mbuf *m, uint16_t in);
+
+/* local.c: answer m, addressed to one of our unicast addresses and to
+ * nothing the router serves, as Linux's stack answers a closed port or
+ * an unknown protocol (ICMP port or protocol unreachable, TCP reset);
+ * m's IP header is at its data, after Ethernet, the datagram whole.
+ * @return true when m was answered (and freed); false for the caller to
+ * drop it (not for us, nothing to answer, or checksum wrong). */
+bool rt_local_closed4(struct router *r, struct rte_mbuf *m, uint16_t in);
+bool rt_local_closed6(struct router *r, struct rte_mbuf *m, uint16_t in);
 
 /* addr.c */
 int rt_addr_add(struct router *r, uint16_t port, const struct fib_prefix *p);

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Forwarding between two Linux hosts, both families, with neighbours
 # resolved dynamically (ARP, ND); the router's own addresses (IPv6
-# link-local ones too); TTL and hop limit 1; the unreachable route types;
-# MTU; the router's own packets routed back by the table, not to where
-# they came from. As the kernel's router.sh and pmtu.sh do it: hosts in
+# link-local ones too) and their closed ports; TTL and hop limit 1; the
+# unreachable route types; MTU; the router's own packets routed back by
+# the table, not to where they came from. As the kernel's router.sh and pmtu.sh do it: hosts in
 # namespaces, real ping and traceroute.
 . "$(dirname "$0")/lib.sh"
 two_hosts
@@ -26,6 +26,26 @@ echo "the router's own addresses"
 check "ping 192.0.2.1" ns_exec h1 ping -c 2 -i 0.2 -W 2 192.0.2.1
 check "ping 198.51.100.1 across" ns_exec h1 ping -c 2 -i 0.2 -W 2 198.51.100.1
 check "ping 2001:db8:1::1" ns_exec h1 ping -6 -c 2 -i 0.2 -W 2 2001:db8:1::1
+
+echo "closed ports on the router's addresses, answered as Linux answers them"
+closed() { ns_exec h1 python3 "$ROOT/tests/integration/closed_ports.py" "$@"; }
+# The last line of a traceroute run one probe at a time (-N 1: a burst
+# of probes would spend h1's ICMP allowance, which later checks need).
+last_hop() { ns_exec h1 traceroute -N 1 -n -q 1 -w 2 -m 5 "$@" | tail -1; }
+resets=$(stat control tcp_resets)
+check "UDP to 192.0.2.1: port unreachable" closed udp 192.0.2.1
+check "TCP to 192.0.2.1: refused (reset)" closed tcp 192.0.2.1
+check "protocol 253 to 192.0.2.1: protocol unreachable from it" closed proto 192.0.2.1
+check "UDP to 2001:db8:1::1: port unreachable" closed udp 2001:db8:1::1
+check "TCP to 2001:db8:1::1: refused (reset)" closed tcp 2001:db8:1::1
+check "next header 253 to 2001:db8:1::1: parameter problem from it" closed proto 2001:db8:1::1
+check "resets counted" test $(($(stat control tcp_resets) - resets)) -eq 2
+expect_out "traceroute to the router's far address ends there, one hop" "^ 1  198.51.100.1 " \
+	last_hop 198.51.100.1
+expect_out "the same for IPv6" "^ 1  2001:db8:2::1 " last_hop -6 2001:db8:2::1
+# Three of h1's six ICMP errors a burst were spent here; they come back at
+# one a second, and the TTL and unreachable checks below need them all.
+sleep 3
 
 echo "large pings to the router: reassembled, answered in fragments"
 # IPv4 fragments reach routerd already reassembled (net_af_packet's
