@@ -281,10 +281,16 @@ cli_neigh(struct cli *c)
 		return 0;
 	}
 	if (cli_matches(cmd, "flush")) {
+		/* As ip neigh flush: a selector is required, `all` or a port. */
 		uint16_t p = 0;
 		w = cli_next(c);
+		if (w != NULL && strcmp(w, "all") == 0 && cli_next(c) == NULL) {
+			for (p = 0; p < r->nb_ports; p++)
+				neigh_flush(r->neigh, p);
+			return 0;
+		}
 		if (w == NULL || strcmp(w, "dev") != 0)
-			return cli_fail(c, EINVAL, "neigh flush: 'dev PORT' expected");
+			return cli_fail(c, EINVAL, "neigh flush: 'all' or 'dev PORT' expected");
 		if ((rc = cli_parse_port(c, cli_next(c), &p)) < 0)
 			return rc;
 		neigh_flush(r->neigh, p);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * route add|replace|del|show|get and rule add|del|show.
+ * route add|replace|del|show|flush|get and rule add|del|show.
  *
  * A unicast route holds one reference on its nexthop: an implicit one made
  * from `via GW dev PORT` (shared with every route through that gateway),
@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <netinet/in.h>
 #include <string.h>
 
@@ -343,12 +344,31 @@ route_del(struct cli *c)
 /* route show table all lists at most this many tables. */
 #define RT_SHOW_TABLES_MAX 1024
 
+/* The routes `route show` and `route flush` select, as ip-route(8)'s
+ * selectors: a prefix (exact, or `root P`: inside P, or `match P`: holding
+ * P), `dev`, `via`, `proto`, `type`, and the table. */
+enum prefix_mode { PFX_NONE, PFX_EXACT, PFX_ROOT, PFX_MATCH };
+
+struct route_filter {
+	uint32_t table;
+	bool locals; /* table local: local routes only */
+	bool all;    /* table all: every route, local ones marked "table local" */
+	enum prefix_mode mode;
+	struct fib_prefix prefix;
+	bool has_dev, has_via, has_proto, has_type;
+	uint16_t dev;
+	struct fib_prefix via;
+	uint8_t proto, type;
+};
+
 struct show_ctx {
 	struct cli *c;
 	bool first;
-	bool locals; /* table local: show local routes only */
-	bool all;    /* table all: show every route, local ones marked "table local" */
-	const struct fib_prefix *only;
+	const struct route_filter *f;
+	/* route flush: the selected routes, collected, deleted after the walk */
+	struct fib_route *found;
+	size_t nfound, cap;
+	int err;
 };
 
 static const char *
@@ -365,6 +385,81 @@ origin_name(uint8_t o, char *buf, size_t len)
 		snprintf(buf, len, "%u", o);
 		return buf;
 	}
+}
+
+/* Whether p (a route's prefix) is inside q: at least as long, and equal
+ * on q's length. */
+static bool
+prefix_within(const struct fib_prefix *p, const struct fib_prefix *q)
+{
+	if (p->family != q->family || p->len < q->len)
+		return false;
+	unsigned int bytes = q->len / 8, bits = q->len % 8;
+	const uint8_t *a, *b;
+	uint8_t a4[4], b4[4];
+	if (p->family == FIB_AF_INET) {
+		uint32_t x = rte_cpu_to_be_32(p->addr.v4), y = rte_cpu_to_be_32(q->addr.v4);
+		memcpy(a4, &x, 4);
+		memcpy(b4, &y, 4);
+		a = a4;
+		b = b4;
+	} else {
+		a = p->addr.v6;
+		b = q->addr.v6;
+	}
+	if (memcmp(a, b, bytes) != 0)
+		return false;
+	return bits == 0 || ((a[bytes] ^ b[bytes]) & (uint8_t)(0xff << (8 - bits))) == 0;
+}
+
+/* Whether nexthop info n (a single one, or a member of a group) leaves by
+ * the filter's port and gateway. */
+static bool
+path_selected(const struct route_filter *f, const struct nh_info *n)
+{
+	if (f->has_dev && n->spec.port != f->dev)
+		return false;
+	if (!f->has_via)
+		return true;
+	/* A nexthop holds its gateway as on the wire. */
+	uint8_t gw[16] = {0};
+	if (f->via.family == FIB_AF_INET) {
+		uint32_t be = rte_cpu_to_be_32(f->via.addr.v4);
+		memcpy(gw, &be, 4);
+	} else {
+		memcpy(gw, f->via.addr.v6, 16);
+	}
+	return n->spec.type == NH_T_GATEWAY && n->spec.family == f->via.family &&
+	       memcmp(n->spec.gw, gw, f->via.family == FIB_AF_INET ? 4 : 16) == 0;
+}
+
+static bool
+route_selected(const struct router *r, const struct route_filter *f, const struct fib_route *rt)
+{
+	if (rt->origin == RT_ORIGIN_NEIGH)
+		return false; /* the router's own host routes for neighbours */
+	if (!f->all && local_type(rt->type) != f->locals)
+		return false;
+	if ((f->mode == PFX_EXACT &&
+	     (f->prefix.len != rt->dst.len || !prefix_within(&rt->dst, &f->prefix))) ||
+	    (f->mode == PFX_ROOT && !prefix_within(&rt->dst, &f->prefix)) ||
+	    (f->mode == PFX_MATCH && !prefix_within(&f->prefix, &rt->dst)))
+		return false;
+	if ((f->has_proto && rt->origin != f->proto) || (f->has_type && rt->type != f->type))
+		return false;
+	if (!f->has_dev && !f->has_via)
+		return true;
+	struct nh_info nh;
+	if (rt->type != FIB_RT_UNICAST || nh_get(r->nh, rt->nh, &nh) != 0)
+		return false;
+	if (nh.spec.type != NH_T_GROUP)
+		return path_selected(f, &nh);
+	for (uint16_t k = 0; k < nh.nb_members; k++) {
+		struct nh_info m;
+		if (nh_get(r->nh, nh.m[k].index, &m) == 0 && path_selected(f, &m))
+			return true; /* as ip: a multipath route by any of its paths */
+	}
+	return false;
 }
 
 /* The paths of a multipath route, as ip route shows them. */
@@ -397,12 +492,7 @@ show_route(const struct fib_route *rt, void *arg)
 	struct show_ctx *s = arg;
 	struct cli *c = s->c;
 	struct router *r = c->r;
-	if (rt->origin == RT_ORIGIN_NEIGH)
-		return 0; /* the router's own host routes for neighbours */
-	if (!s->all && local_type(rt->type) != s->locals)
-		return 0;
-	if (s->only != NULL && (s->only->len != rt->dst.len ||
-				memcmp(&s->only->addr, &rt->dst.addr, sizeof(rt->dst.addr)) != 0))
+	if (!route_selected(r, s->f, rt))
 		return 0;
 	char dst[64], gw[64] = "", tb[16], ob[8];
 	struct fib_prefix d = rt->dst;
@@ -423,7 +513,7 @@ show_route(const struct fib_route *rt, void *arg)
 	/* Linux keeps local routes in a table of their own; routerd keeps
 	 * them in main (docs/fib.md) and, listing every table, names them
 	 * as Linux does. */
-	bool in_local = s->all && local_type(rt->type);
+	bool in_local = s->f->all && local_type(rt->type);
 	if (in_local)
 		snprintf(tb, sizeof(tb), "local");
 	bool multipath = has_nh && nh.spec.type == NH_T_GROUP && nh.spec.id == 0;
@@ -468,50 +558,170 @@ show_route(const struct fib_route *rt, void *arg)
 	return 0;
 }
 
+/* proto NAME|N for routes: ip's names for the origins routerd uses. */
 static int
-route_show(struct cli *c)
+parse_origin(struct cli *c, const char *s, uint8_t *out)
 {
-	uint32_t table = FIB_TABLE_MAIN;
-	bool locals = false, all = false;
-	struct fib_prefix only;
-	bool has_only = false;
+	static const struct {
+		const char *name;
+		uint8_t v;
+	} names[] = {{"kernel", RT_ORIGIN_KERNEL}, {"boot", RT_ORIGIN_BOOT}, {"static", 4}};
+	for (unsigned int i = 0; s != NULL && i < RTE_DIM(names); i++)
+		if (strcmp(s, names[i].name) == 0) {
+			*out = names[i].v;
+			return 0;
+		}
+	uint32_t v;
+	int rc = cli_parse_u32(c, "proto", s, 255, &v);
+	*out = (uint8_t)v;
+	return rc;
+}
+
+/* The selectors of route show and route flush (what: the command). */
+static int
+parse_filter(struct cli *c, const char *what, struct route_filter *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->table = FIB_TABLE_MAIN;
 	const char *w;
 	while ((w = cli_next(c)) != NULL) {
 		int rc = 0;
 		if (strcmp(w, "table") == 0) {
 			const char *t = cli_next(c);
-			locals = t != NULL && strcmp(t, "local") == 0;
-			all = t != NULL && strcmp(t, "all") == 0;
-			if (!all)
-				rc = cli_parse_table(c, t, &table);
+			f->locals = t != NULL && strcmp(t, "local") == 0;
+			f->all = t != NULL && strcmp(t, "all") == 0;
+			if (!f->all)
+				rc = cli_parse_table(c, t, &f->table);
+		} else if (strcmp(w, "dev") == 0 || strcmp(w, "oif") == 0) {
+			rc = cli_parse_port(c, cli_next(c), &f->dev);
+			f->has_dev = true;
+		} else if (strcmp(w, "via") == 0) {
+			rc = cli_parse_addr(c, what, cli_next(c), c->family, &f->via);
+			f->has_via = true;
+		} else if (strcmp(w, "proto") == 0 || strcmp(w, "protocol") == 0) {
+			rc = parse_origin(c, cli_next(c), &f->proto);
+			f->has_proto = true;
+		} else if (strcmp(w, "type") == 0) {
+			const char *t = cli_next(c);
+			int k = 0;
+			while (k < FIB_RT_COUNT && (t == NULL || strcmp(t, type_names[k]) != 0))
+				k++;
+			if (k == FIB_RT_COUNT)
+				rc = cli_fail(c, EINVAL, "%s: unknown route type '%s'", what,
+					      t ? t : "");
+			f->type = (uint8_t)k;
+			f->has_type = true;
+		} else if (strcmp(w, "all") == 0 || strcmp(w, "any") == 0) {
+			f->mode = PFX_NONE; /* every prefix, as ip takes them here */
 		} else {
-			rc = cli_parse_prefix(c, "route show", w, c->family, &only);
-			has_only = true;
+			f->mode = PFX_EXACT;
+			if (strcmp(w, "root") == 0 || strcmp(w, "match") == 0 ||
+			    strcmp(w, "exact") == 0 || strcmp(w, "to") == 0) {
+				f->mode = w[0] == 'r'   ? PFX_ROOT
+					  : w[0] == 'm' ? PFX_MATCH
+							: PFX_EXACT;
+				w = cli_next(c);
+			}
+			rc = cli_parse_prefix(c, what, w, c->family, &f->prefix);
 		}
 		if (rc < 0)
 			return rc;
 	}
-	struct show_ctx s = {.c = c,
-			     .first = true,
-			     .locals = locals,
-			     .all = all,
-			     .only = has_only ? &only : NULL};
+	return 0;
+}
+
+/* Walk every table and family the filter covers. */
+static void
+filter_walk(struct cli *c, const struct route_filter *f, fib_route_cb fn, void *arg)
+{
 	/* table all: every table in id order (main, 254, among them). */
 	uint32_t ids[RT_SHOW_TABLES_MAX], n = 1;
-	ids[0] = table;
-	if (all && (n = fib_table_ids(c->r->fib, ids, RTE_DIM(ids))) > RTE_DIM(ids))
+	ids[0] = f->table;
+	if (f->all && (n = fib_table_ids(c->r->fib, ids, RTE_DIM(ids))) > RTE_DIM(ids))
 		n = RTE_DIM(ids);
-	if (c->json)
-		rt_buf_printf(c->out, "[");
-	for (int f = 0; f < 2; f++) {
-		uint8_t af = f ? FIB_AF_INET6 : FIB_AF_INET;
-		if ((c->family && c->family != af) || (has_only && only.family != af))
+	for (int k = 0; k < 2; k++) {
+		uint8_t af = k ? FIB_AF_INET6 : FIB_AF_INET;
+		if ((c->family && c->family != af) ||
+		    (f->mode != PFX_NONE && f->prefix.family != af) ||
+		    (f->has_via && f->via.family != af))
 			continue;
 		for (uint32_t i = 0; i < n; i++)
-			fib_route_walk(c->r->fib, ids[i], af, show_route, &s);
+			fib_route_walk(c->r->fib, ids[i], af, fn, arg);
 	}
+}
+
+static int
+route_show(struct cli *c)
+{
+	struct route_filter f;
+	int rc = parse_filter(c, "route show", &f);
+	if (rc < 0)
+		return rc;
+	struct show_ctx s = {.c = c, .first = true, .f = &f};
+	if (c->json)
+		rt_buf_printf(c->out, "[");
+	filter_walk(c, &f, show_route, &s);
 	if (c->json)
 		rt_buf_printf(c->out, "]\n");
+	return 0;
+}
+
+static int
+collect_route(const struct fib_route *rt, void *arg)
+{
+	struct show_ctx *s = arg;
+	if (!route_selected(s->c->r, s->f, rt))
+		return 0;
+	/* table all leaves the addresses' own routes alone; table local or
+	 * type local|broadcast names them. */
+	if (s->f->all && local_type(rt->type) && !s->f->has_type)
+		return 0;
+	if (s->nfound == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 1024;
+		struct fib_route *p = realloc(s->found, cap * sizeof(*p));
+		if (p == NULL) {
+			s->err = -ENOMEM;
+			return -ENOMEM; /* stops the walk */
+		}
+		s->found = p;
+		s->cap = cap;
+	}
+	s->found[s->nfound++] = *rt;
+	return 0;
+}
+
+/* route flush SELECTORS: delete every route route show would list with
+ * them (ip route flush; a selector is required, as there), but for
+ * `table all` the local and broadcast routes of the router's addresses,
+ * unless a type names them. The routes
+ * are collected first, then deleted: nothing is deleted if memory for the
+ * list runs out. `route flush cache` is accepted and does nothing: there
+ * is no route cache (nor in Linux since 3.6). */
+static int
+route_flush(struct cli *c)
+{
+	if (c->pos < c->argc && strcmp(c->argv[c->pos], "cache") == 0 && c->pos + 1 == c->argc)
+		return 0;
+	if (c->pos == c->argc)
+		return cli_fail(c, EINVAL,
+				"route flush: a selector is needed (table, dev, "
+				"via, proto, type or a prefix)");
+	struct route_filter f;
+	int rc = parse_filter(c, "route flush", &f);
+	if (rc < 0)
+		return rc;
+	struct show_ctx s = {.c = c, .f = &f};
+	filter_walk(c, &f, collect_route, &s);
+	if (s.err < 0) {
+		free(s.found);
+		return cli_fail(c, -s.err, "route flush: out of memory, nothing deleted");
+	}
+	for (size_t i = 0; i < s.nfound; i++) {
+		if (fib_route_del(c->r->fib, &s.found[i], false) == 0 &&
+		    s.found[i].type == FIB_RT_UNICAST)
+			nh_unref(c->r->nh, s.found[i].nh);
+	}
+	free(s.found);
 	return 0;
 }
 
@@ -644,6 +854,28 @@ route_get(struct cli *c)
 		type = "prohibit";
 	struct nh_info info;
 	const char *dev = NULL;
+	uint32_t group = 0;
+	if (strcmp(type, "unicast") == 0 && nh_get(r->nh, nh, &info) == 0 &&
+	    info.spec.type == NH_T_GROUP) {
+		/* The path a packet with these fields takes: the workers'
+		 * flow hash over them (ports for TCP and UDP, as the packet
+		 * carries them), then the group's bucket. */
+		uint32_t ports = 0;
+		if (flow.proto == IPPROTO_TCP || flow.proto == IPPROTO_UDP)
+			ports = (uint32_t)rte_cpu_to_be_16(flow.sport) |
+				(uint32_t)rte_cpu_to_be_16(flow.dport) << 16;
+		enum nh_hash_policy pol = (enum nh_hash_policy)r->conf.hash_policy;
+		uint32_t hash = dst.family == FIB_AF_INET
+					? nh_flow_hash4(pol, rte_cpu_to_be_32(src.addr.v4),
+							rte_cpu_to_be_32(dst.addr.v4), flow.proto,
+							ports, false)
+					: nh_flow_hash6(pol, src.addr.v6, dst.addr.v6, 0,
+							flow.proto, ports, false);
+		group = nh;
+		nh = nh_group_member(&r->worker[0].nh[nh], hash);
+		if (nh == 0 || nh_get(r->nh, nh, &info) != 0)
+			return cli_fail(c, ENETUNREACH, "route get: %s: Network is unreachable", d);
+	}
 	if (strcmp(type, "unicast") == 0 && nh_get(r->nh, nh, &info) == 0 &&
 	    info.spec.type != NH_T_GROUP) {
 		dev = r->port[info.spec.port].name;
@@ -661,6 +893,8 @@ route_get(struct cli *c)
 			rt_buf_printf(c->out, ",\"gateway\":\"%s\"", gw);
 		if (dev)
 			rt_buf_printf(c->out, ",\"dev\":\"%s\"", dev);
+		if (group)
+			rt_buf_printf(c->out, ",\"group_index\":%u", group);
 		rt_buf_printf(c->out, ",\"nexthop_index\":%u}]\n", nh);
 		return 0;
 	}
@@ -688,6 +922,8 @@ cli_route(struct cli *c)
 		return route_del(c);
 	if (cli_matches(cmd, "get"))
 		return route_get(c);
+	if (cli_matches(cmd, "flush"))
+		return route_flush(c);
 	return cli_fail(c, EINVAL, "route: unknown command '%s'", cmd);
 }
 

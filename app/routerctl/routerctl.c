@@ -193,7 +193,8 @@ usage(void)
 		"  addr add|del ADDR/LEN dev PORT | addr show [dev PORT]\n"
 		"  route add|replace|del [TYPE] PREFIX [via ADDR] [dev PORT] [nhid ID]\n"
 		"        [metric N] [table ID] [nexthop via ADDR [dev PORT] [weight W]]...\n"
-		"  route show [table ID|local|all] [PREFIX]\n"
+		"  route show|flush [table ID|local|all] [[root|match] PREFIX] [dev PORT]\n"
+		"        [via ADDR] [proto P] [type TYPE] | route flush cache\n"
 		"  route get ADDR [from ADDR] [iif PORT] [dscp N] [ipproto P] [sport N] [dport N]\n"
 		"  nexthop add id ID via ADDR dev PORT | group ID[,W]/ID[,W]... | blackhole\n"
 		"  nexthop del id ID | nexthop show\n"
@@ -201,7 +202,7 @@ usage(void)
 		"        [sport N[-M]] [dport N[-M]] table ID|blackhole|unreachable|prohibit\n"
 		"  rule show\n"
 		"  neigh add ADDR lladdr MAC dev PORT [permanent] | neigh del ADDR dev PORT\n"
-		"  neigh show [dev PORT] | neigh flush dev PORT\n"
+		"  neigh show [dev PORT] | neigh flush dev PORT|all\n"
 		"  stats [show|reset]\n"
 		"  log [show] | log level PATTERN "
 		"emerg|alert|crit|err|warning|notice|info|debug\n");

@@ -43,6 +43,34 @@ expect_out "table all: table 100's routes" "^10.20.0.0/16 via 198.51.100.2 dev p
 expect_out "table all: main's" "^10.10.0.0/16 via 198.51.100.2 dev port1 metric 20$" cat "$WORK/all"
 expect_out "table all: local routes, named as Linux names them" \
 	"^local 192.0.2.1 proto kernel scope host table local$" cat "$WORK/all"
+echo "route show and flush selectors, as ip route's"
+rc route add 10.21.0.0/16 via 198.51.100.3 table 100
+rc route add 10.21.1.0/24 via 192.0.2.2 table 100
+rc route add blackhole 10.22.0.0/16 table 100
+expect_out "show via" "^10.21.0.0/16 via 198.51.100.3 dev port1 table 100$" \
+	rc route show table 100 via 198.51.100.3
+check "show via: only that gateway's" test "$(rc route show table 100 via 198.51.100.3 | wc -l)" -eq 1
+check "show dev port1: two routes" test "$(rc route show table 100 dev port1 | wc -l)" -eq 2
+check "show root 10.21.0.0/16: the /16 and the /24" \
+	test "$(rc route show table 100 root 10.21.0.0/16 | wc -l)" -eq 2
+expect_out "show match 10.21.1.7: the routes holding it, the /16 among them" \
+	"^10.21.0.0/16 via" rc route show table 100 match 10.21.1.7
+check "... and not the blackhole" \
+	test "$(rc route show table 100 match 10.21.1.7 | grep -c blackhole)" -eq 0
+check "show type blackhole" test "$(rc route show table 100 type blackhole)" = \
+	"blackhole 10.22.0.0/16 table 100"
+expect_out "show proto kernel: the connected routes" "^192.0.2.0/24 dev port0 proto kernel" \
+	rc route show proto kernel
+expect_out "flush without a selector refused" "a selector is needed" \
+	bash -c "! $BUILD/app/routerctl -s $SOCK route flush"
+check "flush via, in table 100" rc route flush table 100 via 198.51.100.3
+check "... that gateway's route gone, the three others kept" \
+	test "$(rc route show table 100 via 198.51.100.3 | wc -l)$(rc route show table 100 | wc -l)" = 03
+check "flush root 10.21.0.0/16 in table 100" rc route flush table 100 root 10.21.0.0/16
+check "... the rest of the prefix gone; 10.20.0.0/16 and the blackhole kept" \
+	test "$(rc route show table 100 root 10.21.0.0/16 | wc -l)$(rc route show table 100 | wc -l)" = 02
+check "route flush cache: accepted, as in ip" rc route flush cache
+rc route del blackhole 10.22.0.0/16 table 100
 check "IPv6 route" rc -6 route add 2001:db8:99::/48 via 2001:db8:2::2
 expect_out "IPv6 route in JSON" '"dst":"2001:db8:99::/48","gateway":"2001:db8:2::2","dev":"port1","protocol":"boot","metric":1024' \
 	rc -j -6 route show
@@ -71,6 +99,7 @@ expect_out "neigh permanent in JSON" '"dst":"198.51.100.77","dev":"port1","lladd
 	rc -j neigh show
 check "neigh del" rc neigh del 198.51.100.77 dev port1
 check "neigh flush" rc neigh flush dev port1
+check "neigh flush all" rc neigh flush all
 check "addr add" rc addr add 203.0.113.1/24 dev port1
 expect_out "addr in JSON" '"family":"inet","local":"203.0.113.1","prefixlen":24' rc -j addr show dev port1
 check "addr del" rc addr del 203.0.113.1/24 dev port1

@@ -52,4 +52,14 @@ check "route through the group" rc route replace 203.0.113.0/24 nhid 10
 ecmp_flows 400 3
 check "h2's share within 15% of half" test "$FLOWS2" -ge 170 -a "$FLOWS2" -le 230
 check "h3's share within 15% of half" test "$FLOWS3" -ge 170 -a "$FLOWS3" -le 230
+# route get with a flow's fields names the path its packets took.
+agree=0
+for sport in $(seq 20000 20019); do
+	via=$(rc route get 203.0.113.1 from 192.0.2.2 ipproto udp sport "$sport" dport 5000 |
+		sed -n 's/.* via \([0-9.]*\) .*/\1/p')
+	took=198.18.0.2
+	grep -q " $sport\$" "$WORK/h2.rx" && took=198.51.100.2
+	[ "$via" = "$took" ] && agree=$((agree + 1))
+done
+check "route get names each flow's path ($agree of 20)" test "$agree" -eq 20
 done_tests
