@@ -43,6 +43,53 @@ iif_name(const struct router *r, uint16_t iif)
 	return iif == FIB_IIF_LOCAL ? "lo" : r->port[iif].name;
 }
 
+/* Route origins by name, as iproute2's rt_protos names them. 253 is
+ * the router's own (its hidden host routes for neighbours). */
+static const struct {
+	const char *name;
+	uint8_t v;
+} origins[] = {{"redirect", 1},
+	       {"kernel", RT_ORIGIN_KERNEL},
+	       {"boot", RT_ORIGIN_BOOT},
+	       {"static", 4},
+	       {"ra", 9},
+	       {"zebra", 11},
+	       {"bird", 12},
+	       {"dhcp", 16},
+	       {"keepalived", 18},
+	       {"babel", 42},
+	       {"bgp", 186},
+	       {"isis", 187},
+	       {"ospf", 188},
+	       {"rip", 189},
+	       {"eigrp", 192},
+	       {"neigh", RT_ORIGIN_NEIGH}};
+
+static const char *
+origin_name(uint8_t o, char *buf, size_t len)
+{
+	for (unsigned int i = 0; i < RTE_DIM(origins); i++)
+		if (origins[i].v == o)
+			return origins[i].name;
+	snprintf(buf, len, "%u", o);
+	return buf;
+}
+
+/* proto NAME|N. */
+static int
+parse_origin(struct cli *c, const char *s, uint8_t *out)
+{
+	for (unsigned int i = 0; s != NULL && i < RTE_DIM(origins); i++)
+		if (strcmp(s, origins[i].name) == 0) {
+			*out = origins[i].v;
+			return 0;
+		}
+	uint32_t v;
+	int rc = cli_parse_u32(c, "proto", s, 255, &v);
+	*out = (uint8_t)v;
+	return rc;
+}
+
 /* One path of a multipath route: `nexthop via ADDR [dev PORT] [weight W]`. */
 struct path {
 	struct fib_prefix via;
@@ -101,6 +148,11 @@ parse_route(struct cli *c, const char *what, struct route_args *a, bool need_pre
 			a->has_metric = true;
 		} else if (strcmp(w, "table") == 0) {
 			rc = cli_parse_table(c, cli_next(c), &a->r.table);
+		} else if (strcmp(w, "proto") == 0 || strcmp(w, "protocol") == 0) {
+			rc = parse_origin(c, cli_next(c), &a->r.origin);
+			if (rc == 0 && a->r.origin == RT_ORIGIN_NEIGH)
+				rc = cli_fail(c, EINVAL, "%s: proto %u is the router's own", what,
+					      RT_ORIGIN_NEIGH);
 		} else if (strcmp(w, "onlink") == 0) {
 			a->onlink = true;
 		} else if (strcmp(w, "nexthop") == 0) {
@@ -371,22 +423,6 @@ struct show_ctx {
 	int err;
 };
 
-static const char *
-origin_name(uint8_t o, char *buf, size_t len)
-{
-	switch (o) {
-	case RT_ORIGIN_KERNEL:
-		return "kernel";
-	case RT_ORIGIN_BOOT:
-		return "boot";
-	case RT_ORIGIN_NEIGH:
-		return "neigh";
-	default:
-		snprintf(buf, len, "%u", o);
-		return buf;
-	}
-}
-
 /* Whether p (a route's prefix) is inside q: at least as long, and equal
  * on q's length. */
 static bool
@@ -556,25 +592,6 @@ show_route(const struct fib_route *rt, void *arg)
 	}
 	s->first = false;
 	return 0;
-}
-
-/* proto NAME|N for routes: ip's names for the origins routerd uses. */
-static int
-parse_origin(struct cli *c, const char *s, uint8_t *out)
-{
-	static const struct {
-		const char *name;
-		uint8_t v;
-	} names[] = {{"kernel", RT_ORIGIN_KERNEL}, {"boot", RT_ORIGIN_BOOT}, {"static", 4}};
-	for (unsigned int i = 0; s != NULL && i < RTE_DIM(names); i++)
-		if (strcmp(s, names[i].name) == 0) {
-			*out = names[i].v;
-			return 0;
-		}
-	uint32_t v;
-	int rc = cli_parse_u32(c, "proto", s, 255, &v);
-	*out = (uint8_t)v;
-	return rc;
 }
 
 /* The selectors of route show and route flush (what: the command). */

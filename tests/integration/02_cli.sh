@@ -70,6 +70,15 @@ check "flush root 10.21.0.0/16 in table 100" rc route flush table 100 root 10.21
 check "... the rest of the prefix gone; 10.20.0.0/16 and the blackhole kept" \
 	test "$(rc route show table 100 root 10.21.0.0/16 | wc -l)$(rc route show table 100 | wc -l)" = 02
 check "route flush cache: accepted, as in ip" rc route flush cache
+check "a routing daemon's routes: proto bgp" rc route add 10.23.0.0/16 via 198.51.100.2 proto bgp
+check "proto 99 by number" rc route add 10.24.0.0/16 via 198.51.100.2 proto 99
+expect_out "shown with their proto" "^10.23.0.0/16 via 198.51.100.2 dev port1 proto bgp$" \
+	rc route show proto bgp
+expect_out "... in JSON" '"dst":"10.24.0.0/16".*"protocol":"99"' rc -j route show
+check "flush proto bgp: its routes alone" rc route flush proto bgp
+check "... gone, proto 99's kept" \
+	test "$(rc route show root 10.23.0.0/15 | wc -l)$(rc route show 10.24.0.0/16 | wc -l)" = 01
+rc route del 10.24.0.0/16
 rc route del blackhole 10.22.0.0/16 table 100
 check "IPv6 route" rc -6 route add 2001:db8:99::/48 via 2001:db8:2::2
 expect_out "IPv6 route in JSON" '"dst":"2001:db8:99::/48","gateway":"2001:db8:2::2","dev":"port1","protocol":"boot","metric":1024' \
