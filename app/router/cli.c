@@ -221,16 +221,42 @@ cli_fmt_table(uint32_t table, char *buf, size_t len)
 	return buf;
 }
 
-/* link show | link set PORT up|down|mtu N */
+/* An optional `[dev] PORT` (ip's `ip link show eth0`, `ip link set dev
+ * eth0`): *port is set and true returned when one is given; false when
+ * none is, or on error (*rc then negative). */
+static bool
+opt_port(struct cli *c, uint16_t *port, int *rc)
+{
+	*rc = 0;
+	const char *w = cli_next(c);
+	if (w != NULL && strcmp(w, "dev") == 0)
+		w = cli_next(c);
+	if (w == NULL)
+		return false;
+	*rc = cli_parse_port(c, w, port);
+	return *rc == 0;
+}
+
+/* link show [[dev] PORT] | link set [dev] PORT up|down|mtu N */
 static int
 cmd_link(struct cli *c)
 {
 	const char *cmd = cli_next(c);
 	struct router *r = c->r;
+	int rc = 0;
 	if (cmd == NULL || cli_matches(cmd, "show") || cli_matches(cmd, "list")) {
+		uint16_t only = 0;
+		bool one = cmd != NULL && opt_port(c, &only, &rc);
+		if (rc < 0)
+			return rc;
+		if (cli_next(c) != NULL)
+			return cli_fail(c, EINVAL, "link show: too many arguments");
 		if (c->json)
 			rt_buf_printf(c->out, "[");
+		bool first = true;
 		for (uint16_t i = 0; i < r->nb_ports; i++) {
+			if (one && i != only)
+				continue;
 			const struct rt_port *p = &r->port[i];
 			char mac[RTE_ETHER_ADDR_FMT_SIZE];
 			rte_ether_format_addr(mac, sizeof(mac), &p->mac);
@@ -240,14 +266,16 @@ cmd_link(struct cli *c)
 					"%s{\"ifindex\":%u,\"ifname\":\"%s\",\"flags\":[\"%s\"],"
 					"\"mtu\":%u,\"operstate\":\"%s\",\"address\":\"%s\","
 					"\"driver\":\"%s\"}",
-					i ? "," : "", i, p->name, rt_port_up(r, i) ? "UP" : "DOWN",
-					p->mtu, rt_port_up(r, i) ? "UP" : "DOWN", mac, p->driver);
+					first ? "" : ",", i, p->name,
+					rt_port_up(r, i) ? "UP" : "DOWN", p->mtu,
+					rt_port_up(r, i) ? "UP" : "DOWN", mac, p->driver);
 			else
 				rt_buf_printf(c->out,
 					      "%u: %s: <%s> mtu %u state %s driver %s\n"
 					      "    link/ether %s\n",
 					      i, p->name, rt_port_up(r, i) ? "UP" : "DOWN", p->mtu,
 					      rt_port_up(r, i) ? "UP" : "DOWN", p->driver, mac);
+			first = false;
 		}
 		if (c->json)
 			rt_buf_printf(c->out, "]\n");
@@ -256,9 +284,8 @@ cmd_link(struct cli *c)
 	if (!cli_matches(cmd, "set"))
 		return cli_fail(c, EINVAL, "link: unknown command '%s'", cmd);
 	uint16_t port = 0;
-	int rc = cli_parse_port(c, cli_next(c), &port);
-	if (rc < 0)
-		return rc;
+	if (!opt_port(c, &port, &rc))
+		return rc < 0 ? rc : cli_fail(c, EINVAL, "link set: port expected");
 	bool up = rt_port_up(r, port);
 	uint32_t mtu = r->port[port].mtu;
 	const char *w;
@@ -307,24 +334,53 @@ cmd_link(struct cli *c)
 	return 0;
 }
 
-/* addr add|del ADDR/LEN dev PORT | addr show [dev PORT] */
+/* addr flush [dev] PORT [scope global|link]: every address of the port
+ * (of the family, with -4 or -6), as ip addr flush; `scope` keeps the
+ * others. */
+static int
+addr_flush(struct cli *c)
+{
+	struct router *r = c->r;
+	uint16_t port = 0;
+	int rc;
+	if (!opt_port(c, &port, &rc))
+		return rc < 0 ? rc : cli_fail(c, EINVAL, "addr flush: port expected");
+	int scope = -1; /* 0: global, 1: link */
+	const char *w = cli_next(c);
+	if (w != NULL) {
+		const char *v = strcmp(w, "scope") == 0 ? cli_next(c) : NULL;
+		if (v == NULL || (strcmp(v, "global") != 0 && strcmp(v, "link") != 0) ||
+		    cli_next(c) != NULL)
+			return cli_fail(c, EINVAL, "addr flush: 'scope global|link' expected");
+		scope = strcmp(v, "link") == 0;
+	}
+	/* From the end: deleting one moves the others down. */
+	for (unsigned int k = r->nb_addrs; k-- > 0;) {
+		struct rt_addr a = r->addr[k];
+		if (a.port != port || (c->family && a.p.family != c->family) ||
+		    (scope >= 0 && rt_prefix_link_local(&a.p) != (scope == 1)))
+			continue;
+		if ((rc = rt_addr_del(r, port, &a.p)) < 0)
+			return cli_fail(c, -rc, "addr flush: %s", strerror(-rc));
+	}
+	return 0;
+}
+
+/* addr add|del ADDR/LEN dev PORT | addr show [[dev] PORT] | addr flush */
 static int
 cmd_addr(struct cli *c)
 {
 	const char *cmd = cli_next(c);
 	struct router *r = c->r;
 	if (cmd == NULL || cli_matches(cmd, "show") || cli_matches(cmd, "list")) {
-		int only = -1;
-		const char *w = cli_next(c);
-		if (w != NULL) {
-			uint16_t p = 0;
-			if (strcmp(w, "dev") != 0)
-				return cli_fail(c, EINVAL, "addr show: unknown argument '%s'", w);
-			int rc = cli_parse_port(c, cli_next(c), &p);
-			if (rc < 0)
-				return rc;
+		int only = -1, rc = 0;
+		uint16_t p = 0;
+		if (cmd != NULL && opt_port(c, &p, &rc))
 			only = p;
-		}
+		if (rc < 0)
+			return rc;
+		if (cli_next(c) != NULL)
+			return cli_fail(c, EINVAL, "addr show: too many arguments");
 		if (c->json)
 			rt_buf_printf(c->out, "[");
 		bool first = true;
@@ -367,6 +423,8 @@ cmd_addr(struct cli *c)
 			rt_buf_printf(c->out, "]\n");
 		return 0;
 	}
+	if (cli_matches(cmd, "flush"))
+		return addr_flush(c);
 	bool add = cli_matches(cmd, "add");
 	if (!add && !cli_matches(cmd, "delete"))
 		return cli_fail(c, EINVAL, "addr: unknown command '%s'", cmd);

@@ -350,15 +350,20 @@ fib_error(struct cli *c, const char *what, const struct fib_prefix *p, int rc)
 	}
 }
 
+/* route add, replace, or change (replace, of a route that exists:
+ * ip route change). */
 static int
-route_change(struct cli *c, bool replace)
+route_change(struct cli *c, bool replace, bool must_exist)
 {
-	const char *what = replace ? "route replace" : "route add";
+	const char *what = must_exist ? "route change" : replace ? "route replace" : "route add";
 	struct route_args a;
 	int rc = parse_route(c, what, &a, true);
 	if (rc < 0)
 		return rc;
 	struct router *r = c->r;
+	struct fib_route cur;
+	if (must_exist && fib_route_get(r->fib, &a.r, false, &cur) != 0)
+		return fib_error(c, what, &a.r.dst, -ENOENT);
 	bool holds = a.r.type == FIB_RT_UNICAST;
 	if (holds && (rc = route_nexthop(c, what, &a)) < 0)
 		return rc;
@@ -932,9 +937,11 @@ cli_route(struct cli *c)
 	if (cmd == NULL || cli_matches(cmd, "show") || cli_matches(cmd, "list"))
 		return route_show(c);
 	if (cli_matches(cmd, "add"))
-		return route_change(c, false);
+		return route_change(c, false, false);
 	if (cli_matches(cmd, "replace"))
-		return route_change(c, true);
+		return route_change(c, true, false);
+	if (cli_matches(cmd, "change"))
+		return route_change(c, true, true);
 	if (cli_matches(cmd, "delete"))
 		return route_del(c);
 	if (cli_matches(cmd, "get"))

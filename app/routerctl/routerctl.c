@@ -189,9 +189,10 @@ usage(void)
 	fprintf(stderr,
 		"usage: routerctl [-s SOCKET] [-j] [-4|-6] [-b FILE|-] COMMAND ...\n"
 		"commands, as iproute2's:\n"
-		"  link show | link set PORT up|down|mtu N\n"
-		"  addr add|del ADDR/LEN dev PORT | addr show [dev PORT]\n"
-		"  route add|replace|del [TYPE] PREFIX [via ADDR] [dev PORT] [nhid ID]\n"
+		"  link show [[dev] PORT] | link set [dev] PORT up|down|mtu N\n"
+		"  addr add|del ADDR/LEN dev PORT | addr show [[dev] PORT]\n"
+		"  addr flush [dev] PORT [scope global|link]\n"
+		"  route add|replace|change|del [TYPE] PREFIX [via ADDR] [dev PORT] [nhid ID]\n"
 		"        [metric N] [table ID] [proto P] [nexthop via ADDR [dev PORT] [weight "
 		"W]]...\n"
 		"  route show|flush [table ID|local|all] [[root|match] PREFIX] [dev PORT]\n"

@@ -112,8 +112,23 @@ check "neigh flush all" rc neigh flush all
 check "addr add" rc addr add 203.0.113.1/24 dev port1
 expect_out "addr in JSON" '"family":"inet","local":"203.0.113.1","prefixlen":24' rc -j addr show dev port1
 check "addr del" rc addr del 203.0.113.1/24 dev port1
-check "link set" rc link set port1 mtu 9000
+check "addr add two more" rc addr add 203.0.113.1/24 dev port1
+rc addr add 2001:db8:113::1/64 dev port1
+expect_out "addr show PORT, as ip addr show eth0" "inet 203.0.113.1/24" rc addr show port1
+check "-4 addr flush dev port1 scope global" rc -4 addr flush dev port1 scope global
+check "... its IPv4 addresses gone, IPv6 kept" \
+	test "$(rc addr show port1 | grep -c 'inet ')$(rc addr show port1 | grep -c 2001:db8:113::1)" = 01
+check "... their routes with them" test "$(rc route show 203.0.113.0/24 | wc -l)" -eq 0
+rc addr del 2001:db8:113::1/64 dev port1
+rc addr add 198.51.100.1/24 dev port1 # flushed above; later checks route through it
+check "link set dev PORT, as ip link set dev eth0" rc link set dev port1 mtu 9000
 expect_out "link in JSON" '"ifname":"port1","flags":\["UP"\],"mtu":9000' rc -j link show
+check "link show PORT: that port alone" test "$(rc -j link show dev port1 | grep -o ifname | wc -l)" -eq 1
+check "route change: an existing route's gateway" rc route change 10.20.0.0/16 via 198.51.100.3 table 100
+expect_out "... changed" "^10.20.0.0/16 via 198.51.100.3 dev port1 table 100$" \
+	rc route show table 100 10.20.0.0/16
+expect_out "route change of an absent route fails, as ip's" "no such route 10.42.0.0/16" \
+	bash -c "! $BUILD/app/routerctl -s $SOCK route change 10.42.0.0/16 via 198.51.100.3"
 expect_out "counters in DPDK telemetry" '"/router/stats": \{"rx": [0-9]+, "forwarded": [0-9]+' \
 	bash -c "echo /router/stats | dpdk-telemetry.py -f $NS_PREFIX"
 expect_out "control and neighbour counters in telemetry as in stats" \
