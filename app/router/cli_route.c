@@ -503,6 +503,31 @@ route_selected(const struct router *r, const struct route_filter *f, const struc
 	return false;
 }
 
+/* The router's IPv4 address a route of an address belongs to, for the
+ * `src` (and, for local and broadcast routes, the `dev`) ip route shows:
+ * the address itself for its local route, the first address of the
+ * port whose prefix the connected route is or whose broadcast address
+ * the broadcast route is. NULL for any other route. */
+static const struct rt_addr *
+route_addr(const struct router *r, const struct fib_route *rt, int port)
+{
+	if (rt->dst.family != FIB_AF_INET || rt->origin != RT_ORIGIN_KERNEL)
+		return NULL;
+	for (unsigned int k = 0; k < r->nb_addrs; k++) {
+		const struct rt_addr *a = &r->addr[k];
+		if (a->p.family != FIB_AF_INET)
+			continue;
+		uint32_t v = a->p.addr.v4, host = a->p.len ? ~0u >> a->p.len : ~0u;
+		if ((rt->type == FIB_RT_LOCAL && v == rt->dst.addr.v4) ||
+		    (rt->type == FIB_RT_BROADCAST && a->p.len <= 30 &&
+		     (v | host) == rt->dst.addr.v4) ||
+		    (rt->type == FIB_RT_UNICAST && a->port == port && a->p.len == rt->dst.len &&
+		     (v & ~host) == rt->dst.addr.v4))
+			return a;
+	}
+	return NULL;
+}
+
 /* The paths of a multipath route, as ip route shows them. */
 static void
 show_paths(struct cli *c, const struct nh_info *g)
@@ -549,6 +574,16 @@ show_route(const struct fib_route *rt, void *arg)
 		if (nh.spec.type == NH_T_GATEWAY)
 			cli_fmt_addr(nh.spec.family, nh.spec.gw, gw, sizeof(gw));
 	}
+	const struct rt_addr *own =
+		route_addr(r, rt, has_nh && nh.spec.type == NH_T_CONNECTED ? nh.spec.port : -1);
+	char src[64] = "";
+	if (own != NULL) {
+		struct fib_prefix h = own->p;
+		h.len = 32;
+		cli_fmt_prefix(&h, src, sizeof(src));
+		if (dev == NULL)
+			dev = r->port[own->port].name;
+	}
 	const char *proto = origin_name(rt->origin, ob, sizeof(ob));
 	cli_fmt_table(rt->table, tb, sizeof(tb));
 	/* Linux keeps local routes in a table of their own; routerd keeps
@@ -569,6 +604,8 @@ show_route(const struct fib_route *rt, void *arg)
 			rt_buf_printf(c->out, ",\"nhid\":%u", nh.spec.id);
 		if (multipath)
 			show_paths(c, &nh);
+		if (src[0])
+			rt_buf_printf(c->out, ",\"prefsrc\":\"%s\"", src);
 		rt_buf_printf(c->out, ",\"protocol\":\"%s\",\"metric\":%u,\"table\":\"%s\"}", proto,
 			      rt->metric, tb);
 	} else {
@@ -579,18 +616,21 @@ show_route(const struct fib_route *rt, void *arg)
 			rt_buf_printf(c->out, " nhid %u", nh.spec.id);
 		if (gw[0])
 			rt_buf_printf(c->out, " via %s", gw);
+		/* In ip route's order: dev, table, proto, scope, src, metric. */
 		if (dev)
 			rt_buf_printf(c->out, " dev %s", dev);
+		if (rt->table != FIB_TABLE_MAIN || in_local)
+			rt_buf_printf(c->out, " table %s", tb);
 		if (rt->origin != RT_ORIGIN_BOOT)
 			rt_buf_printf(c->out, " proto %s", proto);
 		if (rt->type == FIB_RT_LOCAL)
 			rt_buf_printf(c->out, " scope host");
 		else if (rt->type == FIB_RT_BROADCAST || (has_nh && nh.spec.type == NH_T_CONNECTED))
 			rt_buf_printf(c->out, " scope link");
+		if (src[0])
+			rt_buf_printf(c->out, " src %s", src);
 		if (rt->metric)
 			rt_buf_printf(c->out, " metric %u", rt->metric);
-		if (rt->table != FIB_TABLE_MAIN || in_local)
-			rt_buf_printf(c->out, " table %s", tb);
 		rt_buf_printf(c->out, "\n");
 		if (multipath)
 			show_paths(c, &nh);

@@ -42,7 +42,7 @@ rc route show table all >"$WORK/all"
 expect_out "table all: table 100's routes" "^10.20.0.0/16 via 198.51.100.2 dev port1 table 100$" cat "$WORK/all"
 expect_out "table all: main's" "^10.10.0.0/16 via 198.51.100.2 dev port1 metric 20$" cat "$WORK/all"
 expect_out "table all: local routes, named as Linux names them" \
-	"^local 192.0.2.1 proto kernel scope host table local$" cat "$WORK/all"
+	"^local 192.0.2.1 dev port0 table local proto kernel scope host src 192.0.2.1$" cat "$WORK/all"
 echo "route show and flush selectors, as ip route's"
 rc route add 10.21.0.0/16 via 198.51.100.3 table 100
 rc route add 10.21.1.0/24 via 192.0.2.2 table 100
@@ -59,7 +59,8 @@ check "... and not the blackhole" \
 	test "$(rc route show table 100 match 10.21.1.7 | grep -c blackhole)" -eq 0
 check "show type blackhole" test "$(rc route show table 100 type blackhole)" = \
 	"blackhole 10.22.0.0/16 table 100"
-expect_out "show proto kernel: the connected routes" "^192.0.2.0/24 dev port0 proto kernel" \
+expect_out "show proto kernel: the connected routes, with their src" \
+	"^192.0.2.0/24 dev port0 proto kernel scope link src 192.0.2.1$" \
 	rc route show proto kernel
 expect_out "flush without a selector refused" "a selector is needed" \
 	bash -c "! $BUILD/app/routerctl -s $SOCK route flush"

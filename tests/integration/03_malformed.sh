@@ -83,7 +83,7 @@ check "subnet broadcasts, broadcast and unicast frames: 6 delivered" \
 check "... none forwarded" test "$(stat total forwarded)" -eq "$fwd_before"
 check "... none resolved as a host" test "$(stat punt resolve_connected)" -eq "$connected_before"
 expect_out "route get: broadcast" "^broadcast 198.51.100.255" rc route get 198.51.100.255
-expect_out "shown in table local" "^broadcast 198.51.100.255 proto kernel scope link" \
+expect_out "shown in table local" "^broadcast 198.51.100.255 dev port1 proto kernel scope link src 198.51.100.1" \
 	rc route show table local
 # A link-local source never leaves its link (RFC 4291 2.5.6): not
 # forwarded, answered with unreachable, beyond scope (ICMPv6 1/2).
