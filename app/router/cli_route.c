@@ -1174,13 +1174,14 @@ cli_rule(struct cli *c)
 	struct fib *fib = c->r->fib;
 	if (cmd == NULL || cli_matches(cmd, "show") || cli_matches(cmd, "list")) {
 		struct show_ctx s = {.c = c, .first = true};
+		if (cli_next(c) != NULL)
+			return cli_fail(c, EINVAL, "rule show: too many arguments");
 		if (c->json)
 			rt_buf_printf(c->out, "[");
-		for (int f = 0; f < 2; f++) {
-			uint8_t af = f ? FIB_AF_INET6 : FIB_AF_INET;
-			if (!c->family || c->family == af)
-				fib_rule_walk(fib, af, show_rule, &s);
-		}
+		/* One family, IPv4 unless -6, as ip rule lists them (and as
+		 * rule add takes them): each family has its own main rule,
+		 * which would otherwise show twice, alike. */
+		fib_rule_walk(fib, c->family ? c->family : FIB_AF_INET, show_rule, &s);
 		if (c->json)
 			rt_buf_printf(c->out, "]\n");
 		return 0;

@@ -103,6 +103,8 @@ check "nexthop del" rc nexthop del id 20
 check "rule add" rc rule add priority 100 from 192.0.2.0/24 table 100
 expect_out "rule in JSON" '"priority":100,"src":"192.0.2.0/24","table":"100"' rc -j rule show
 expect_out "main rule listed" '32766:	from all lookup main' rc rule show
+check "... once: IPv4's, as ip rule lists them" test "$(rc rule show | grep -c 'lookup main')" -eq 1
+expect_out "-6 rule show: IPv6's" '32766:	from all lookup main' rc -6 rule show
 check "rule del" rc rule del priority 100 from 192.0.2.0/24 table 100
 check "neigh add" rc neigh add 198.51.100.77 lladdr 02:00:00:00:00:77 dev port1
 expect_out "neigh permanent in JSON" '"dst":"198.51.100.77","dev":"port1","lladdr":"02:00:00:00:00:77","state":\["PERMANENT"\]' \
