@@ -944,6 +944,31 @@ route_get(struct cli *c)
 		if (info.spec.type == NH_T_GATEWAY)
 			cli_fmt_addr(info.spec.family, info.spec.gw, gw, sizeof(gw));
 	}
+	/* As ip route get: the source the router's own packets take that
+	 * way, when no `from` names one. */
+	uint8_t dst_be[16] = {0}; /* as on the wire */
+	if (dst.family == FIB_AF_INET) {
+		uint32_t be = rte_cpu_to_be_32(dst.addr.v4);
+		memcpy(dst_be, &be, 4);
+	} else {
+		memcpy(dst_be, dst.addr.v6, 16);
+	}
+	char pref[64] = "";
+	if (dev != NULL && src.family == 0) {
+		const struct rt_addr *a = rt_addr_pick(r, info.spec.port, dst.family, dst_be);
+		if (a != NULL) {
+			struct fib_prefix h = a->p;
+			h.len = h.family == FIB_AF_INET ? 32 : 128;
+			cli_fmt_prefix(&h, pref, sizeof(pref));
+		}
+	}
+	/* One of the router's own addresses: delivered as Linux shows it,
+	 * through lo, from itself. */
+	if (nh == r->nh_local && rt_addr_is_local(r, dst.family, dst_be)) {
+		dev = "lo";
+		if (src.family == 0)
+			snprintf(pref, sizeof(pref), "%s", d);
+	}
 	/* The matching route of main: a broadcast one delivers as local. */
 	struct fib_route rt;
 	if (nh == r->nh_local && fib_route_match(r->fib, FIB_TABLE_MAIN, &dst, &rt) == 0 &&
@@ -955,6 +980,8 @@ route_get(struct cli *c)
 			rt_buf_printf(c->out, ",\"gateway\":\"%s\"", gw);
 		if (dev)
 			rt_buf_printf(c->out, ",\"dev\":\"%s\"", dev);
+		if (pref[0])
+			rt_buf_printf(c->out, ",\"prefsrc\":\"%s\"", pref);
 		if (group)
 			rt_buf_printf(c->out, ",\"group_index\":%u", group);
 		rt_buf_printf(c->out, ",\"nexthop_index\":%u}]\n", nh);
@@ -962,10 +989,17 @@ route_get(struct cli *c)
 	}
 	rt_buf_printf(c->out, "%s%s%s", strcmp(type, "unicast") ? type : "",
 		      strcmp(type, "unicast") ? " " : "", d);
+	if (src.family) {
+		char f[64];
+		cli_fmt_prefix(&src, f, sizeof(f));
+		rt_buf_printf(c->out, " from %s", f);
+	}
 	if (gw[0])
 		rt_buf_printf(c->out, " via %s", gw);
 	if (dev)
 		rt_buf_printf(c->out, " dev %s", dev);
+	if (pref[0])
+		rt_buf_printf(c->out, " src %s", pref);
 	rt_buf_printf(c->out, "\n");
 	return 0;
 }

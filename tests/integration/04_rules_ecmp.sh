@@ -29,9 +29,9 @@ check "rule ipproto udp dport 5001 lookup 100" \
 expect_out "shown as ip rule shows it" "110:	from all ipproto udp dport 5001 lookup 100" rc rule show
 expect_out "in JSON" '"priority":110,"src":"all","ipproto":"udp","dport":"5001","table":"100"' \
 	rc -j rule show
-expect_out "route get with the port" "203.0.113.1 via 198.18.0.2 dev port2" \
+expect_out "route get with the port" "203.0.113.1 from 192.0.2.2 via 198.18.0.2 dev port2" \
 	rc route get 203.0.113.1 from 192.0.2.2 iif port0 ipproto udp dport 5001
-expect_out "route get with another port" "203.0.113.1 via 198.51.100.2 dev port1" \
+expect_out "route get with another port" "203.0.113.1 from 192.0.2.2 via 198.51.100.2 dev port1" \
 	rc route get 203.0.113.1 from 192.0.2.2 iif port0 ipproto udp dport 5000
 expect_out "ports need a protocol that has them" "sport and dport need ipproto" \
 	bash -c "! $BUILD/app/routerctl -s $SOCK rule add dport 22 table 100"
