@@ -183,6 +183,18 @@ cli_parse_table(struct cli *c, const char *s, uint32_t *table)
 	return rc;
 }
 
+void
+cli_addr_bytes(const struct fib_prefix *p, uint8_t out[16])
+{
+	memset(out, 0, 16);
+	if (p->family == FIB_AF_INET) {
+		uint32_t be = rte_cpu_to_be_32(p->addr.v4);
+		memcpy(out, &be, 4);
+	} else {
+		memcpy(out, p->addr.v6, 16);
+	}
+}
+
 const char *
 cli_fmt_addr(uint8_t family, const void *addr, char *buf, size_t len)
 {

@@ -41,6 +41,9 @@ int cli_parse_table(struct cli *c, const char *s, uint32_t *table);
 /* Formatting. */
 const char *cli_fmt_prefix(const struct fib_prefix *p, char *buf, size_t len);
 const char *cli_fmt_addr(uint8_t family, const void *addr, char *buf, size_t len);
+/* An address as on the wire (network order; IPv4 in the first 4 bytes,
+ * the rest zero), as nexthops and the address table hold it. */
+void cli_addr_bytes(const struct fib_prefix *p, uint8_t out[16]);
 const char *cli_fmt_table(uint32_t table, char *buf, size_t len);
 
 /* Command families. */

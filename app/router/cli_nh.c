@@ -85,12 +85,7 @@ nexthop_add(struct cli *c)
 		if (has_via) {
 			s.type = NH_T_GATEWAY;
 			s.family = via.family;
-			if (via.family == FIB_AF_INET) {
-				uint32_t be = rte_cpu_to_be_32(via.addr.v4);
-				memcpy(s.gw, &be, 4);
-			} else {
-				memcpy(s.gw, via.addr.v6, 16);
-			}
+			cli_addr_bytes(&via, s.gw);
 			if (rt_addr_is_local(r, s.family, s.gw))
 				return cli_fail(c, EINVAL,
 						"nexthop add: gateway is a local address");

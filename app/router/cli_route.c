@@ -232,13 +232,8 @@ gateway_nexthop(struct cli *c, const char *what, const struct fib_prefix *via, b
 		uint16_t dev, bool onlink, uint32_t *index)
 {
 	struct router *r = c->r;
-	uint8_t gw[16] = {0};
-	if (via->family == FIB_AF_INET) {
-		uint32_t be = rte_cpu_to_be_32(via->addr.v4);
-		memcpy(gw, &be, 4);
-	} else {
-		memcpy(gw, via->addr.v6, 16);
-	}
+	uint8_t gw[16];
+	cli_addr_bytes(via, gw);
 	if (rt_addr_is_local(r, via->family, gw))
 		return cli_fail(c, EINVAL, "%s: gateway is a local address", what);
 	if (!has_dev && rt_prefix_link_local(via))
@@ -463,13 +458,8 @@ path_selected(const struct route_filter *f, const struct nh_info *n)
 	if (!f->has_via)
 		return true;
 	/* A nexthop holds its gateway as on the wire. */
-	uint8_t gw[16] = {0};
-	if (f->via.family == FIB_AF_INET) {
-		uint32_t be = rte_cpu_to_be_32(f->via.addr.v4);
-		memcpy(gw, &be, 4);
-	} else {
-		memcpy(gw, f->via.addr.v6, 16);
-	}
+	uint8_t gw[16];
+	cli_addr_bytes(&f->via, gw);
 	return n->spec.type == NH_T_GATEWAY && n->spec.family == f->via.family &&
 	       memcmp(n->spec.gw, gw, f->via.family == FIB_AF_INET ? 4 : 16) == 0;
 }
@@ -946,13 +936,8 @@ route_get(struct cli *c)
 	}
 	/* As ip route get: the source the router's own packets take that
 	 * way, when no `from` names one. */
-	uint8_t dst_be[16] = {0}; /* as on the wire */
-	if (dst.family == FIB_AF_INET) {
-		uint32_t be = rte_cpu_to_be_32(dst.addr.v4);
-		memcpy(dst_be, &be, 4);
-	} else {
-		memcpy(dst_be, dst.addr.v6, 16);
-	}
+	uint8_t dst_be[16];
+	cli_addr_bytes(&dst, dst_be);
 	char pref[64] = "";
 	if (dev != NULL && src.family == 0) {
 		const struct rt_addr *a = rt_addr_pick(r, info.spec.port, dst.family, dst_be);
