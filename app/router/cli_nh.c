@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <rte_byteorder.h>
 
@@ -218,7 +219,8 @@ key_of(const struct fib_prefix *a, uint16_t port, struct neigh_key *k)
 struct neigh_show {
 	struct cli *c;
 	bool first;
-	int port; /* -1: all */
+	int port;  /* -1: all */
+	int state; /* nud STATE: -1 all, -2 (the default) all but NONE */
 };
 
 static int
@@ -226,7 +228,8 @@ show_neigh(const struct neigh_info *n, void *arg)
 {
 	struct neigh_show *s = arg;
 	struct cli *c = s->c;
-	if ((s->port >= 0 && n->key.port != s->port) || (c->family && n->key.family != c->family))
+	if ((s->port >= 0 && n->key.port != s->port) || (c->family && n->key.family != c->family) ||
+	    (s->state >= 0 && n->state != s->state) || (s->state == -2 && n->state == NEIGH_NONE))
 		return 0;
 	char a[64], mac[24] = "";
 	cli_fmt_addr(n->key.family, n->key.addr, a, sizeof(a));
@@ -259,9 +262,23 @@ cli_neigh(struct cli *c)
 	const char *w;
 	int rc;
 	if (cmd == NULL || cli_matches(cmd, "show") || cli_matches(cmd, "list")) {
-		struct neigh_show s = {.c = c, .first = true, .port = -1};
+		struct neigh_show s = {.c = c, .first = true, .port = -1, .state = -2};
 		while ((w = cli_next(c)) != NULL) {
 			uint16_t p = 0;
+			if (strcmp(w, "nud") == 0) {
+				/* nud all|STATE, as ip neigh show takes it */
+				const char *v = cli_next(c);
+				s.state = v != NULL && strcmp(v, "all") == 0 ? -1 : -3;
+				for (int k = NEIGH_INCOMPLETE;
+				     s.state == -3 && v && k <= NEIGH_PERMANENT; k++)
+					if (strcasecmp(v, neigh_state_name((uint8_t)k)) == 0)
+						s.state = k;
+				if (s.state == -3)
+					return cli_fail(c, EINVAL,
+							"neigh show: unknown nud state '%s'",
+							v ? v : "");
+				continue;
+			}
 			if (strcmp(w, "dev") != 0)
 				return cli_fail(c, EINVAL, "neigh show: unknown argument '%s'", w);
 			if ((rc = cli_parse_port(c, cli_next(c), &p)) < 0)

@@ -204,7 +204,7 @@ usage(void)
 		"        [sport N[-M]] [dport N[-M]] table ID|blackhole|unreachable|prohibit\n"
 		"  rule show\n"
 		"  neigh add ADDR lladdr MAC dev PORT [permanent] | neigh del ADDR dev PORT\n"
-		"  neigh show [dev PORT] | neigh flush dev PORT|all\n"
+		"  neigh show [dev PORT] [nud STATE] | neigh flush dev PORT|all\n"
 		"  stats [show|reset]\n"
 		"  log [show] | log level PATTERN "
 		"emerg|alert|crit|err|warning|notice|info|debug\n");

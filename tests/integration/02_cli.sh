@@ -109,6 +109,12 @@ check "rule del" rc rule del priority 100 from 192.0.2.0/24 table 100
 check "neigh add" rc neigh add 198.51.100.77 lladdr 02:00:00:00:00:77 dev port1
 expect_out "neigh permanent in JSON" '"dst":"198.51.100.77","dev":"port1","lladdr":"02:00:00:00:00:77","state":\["PERMANENT"\]' \
 	rc -j neigh show
+expect_out "neigh show nud permanent" "^198.51.100.77 dev port1 lladdr 02:00:00:00:00:77 PERMANENT$" \
+	rc neigh show nud permanent
+check "... nud reachable: not that one" \
+	test "$(rc neigh show nud reachable | grep -c 198.51.100.77)" -eq 0
+expect_out "nud with an unknown state refused" "unknown nud state 'sleepy'" \
+	bash -c "! $BUILD/app/routerctl -s $SOCK neigh show nud sleepy"
 check "neigh del" rc neigh del 198.51.100.77 dev port1
 check "neigh flush" rc neigh flush dev port1
 check "neigh flush all" rc neigh flush all
