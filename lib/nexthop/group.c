@@ -97,6 +97,42 @@ assign(const struct nh_member *m, unsigned int n, const struct nh_buckets *old)
 	return b;
 }
 
+/*
+ * The members of m[0..n) that can carry flows, into out: those whose port
+ * is up. A member on a port that is down would drop its buckets' flows
+ * (port_down), where Linux takes a nexthop whose device goes down out of
+ * its groups and its flows move to the others; so the buckets are
+ * assigned over the live members, and assign() moves only the dead
+ * ones' buckets (and back, when the port comes up). When none is live,
+ * all of them: the drops then say why.
+ */
+static unsigned int
+live_members(const struct nh_table *t, const struct nh_member *m, unsigned int n,
+	     struct nh_member *out)
+{
+	unsigned int k = 0;
+	for (unsigned int i = 0; i < n; i++) {
+		const struct nh_spec *s = &t->obj[m[i].index].spec;
+		bool gw = s->type == NH_T_GATEWAY || s->type == NH_T_CONNECTED;
+		if (!(gw && s->port < t->nb_ports && t->ports[s->port].down))
+			out[k++] = m[i];
+	}
+	if (k == 0) {
+		memcpy(out, m, sizeof(*m) * n);
+		k = n;
+	}
+	return k;
+}
+
+/* assign() over the live members of m[0..n). */
+static struct nh_buckets *
+assign_live(const struct nh_table *t, const struct nh_member *m, unsigned int n,
+	    const struct nh_buckets *old)
+{
+	struct nh_member live[NH_GROUP_MEMBERS_MAX];
+	return assign(live, live_members(t, m, n, live), old);
+}
+
 static void
 free_buckets(void *ctx, uint32_t arg)
 {
@@ -150,7 +186,7 @@ group_apply(struct nh_table *t, uint32_t id, const struct nh_member *m, unsigned
 		return rc;
 	}
 	struct nh_obj *o = &t->obj[g];
-	struct nh_buckets *b = assign(copy, n, o->buckets);
+	struct nh_buckets *b = assign_live(t, copy, n, o->buckets);
 	if (b == NULL || defer_reserve(&t->defer, 1) < 0) {
 		free(b);
 		free(copy);
@@ -230,7 +266,7 @@ nh_groups_drop_member(struct nh_table *t, uint32_t index)
 			}
 		}
 		gs[n] = g;
-		bs[n] = assign(rest, nr, o->buckets);
+		bs[n] = assign_live(t, rest, nr, o->buckets);
 		if (bs[n++] == NULL)
 			rc = -ENOMEM;
 	}
@@ -287,4 +323,30 @@ nh_group_fini(struct nh_obj *o)
 	o->nb_members = 0;
 	free(o->buckets);
 	o->buckets = NULL;
+}
+
+void
+nh_groups_port_changed(struct nh_table *t, uint16_t port)
+{
+	for (uint32_t g = 1; g <= t->conf.max_nexthops; g++) {
+		struct nh_obj *o = &t->obj[g];
+		if (!o->in_use || o->spec.type != NH_T_GROUP)
+			continue;
+		bool on_port = false;
+		for (uint16_t k = 0; k < o->nb_members && !on_port; k++) {
+			const struct nh_spec *s = &t->obj[o->members[k].index].spec;
+			on_port = (s->type == NH_T_GATEWAY || s->type == NH_T_CONNECTED) &&
+				  s->port == port;
+		}
+		if (!on_port)
+			continue;
+		/* Best effort: without memory the old table stays, and the
+		 * flows of a dead member are dropped as port_down. */
+		struct nh_buckets *b = assign_live(t, o->members, o->nb_members, o->buckets);
+		if (b == NULL || defer_reserve(&t->defer, 1) < 0) {
+			free(b);
+			continue;
+		}
+		publish_buckets(t, g, b);
+	}
 }

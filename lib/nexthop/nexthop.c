@@ -161,8 +161,14 @@ nh_port_down(struct nh_table *t, uint16_t port, bool down)
 {
 	if (port >= t->nb_ports || !t->ports[port].set)
 		return -EINVAL;
+	/* Going down, the groups' flows move off the port before its
+	 * headers go; coming up, the headers are back before flows return. */
 	t->ports[port].down = down;
+	if (down)
+		nh_groups_port_changed(t, port);
 	publish_port(t, port);
+	if (!down)
+		nh_groups_port_changed(t, port);
 	return 0;
 }
 

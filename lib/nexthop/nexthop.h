@@ -105,7 +105,9 @@ int nh_port_set(struct nh_table *t, uint16_t port, const uint8_t mac[6], uint16_
  * Mark a port (set with nh_port_set) down or up again. While it is down
  * the headers of its nexthops are published invalid, so that a worker
  * tells "gateway, resolved, port up" from one flag; the datapath finds
- * out why a header is invalid on its slow path. @return 0 or -EINVAL.
+ * out why a header is invalid on its slow path. The groups' buckets move
+ * off its members while it is down (docs/nexthop.md). @return 0 or
+ * -EINVAL.
  */
 int nh_port_down(struct nh_table *t, uint16_t port, bool down);
 

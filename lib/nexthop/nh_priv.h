@@ -64,6 +64,9 @@ void nh_publish(struct nh_table *t, uint32_t index);
 /* Groups: take the member at `index` out of every group holding it, all
  * or nothing. @return 0 or -ENOMEM. */
 int nh_groups_drop_member(struct nh_table *t, uint32_t index);
+/* Groups: reassign the buckets of every group with a member on port
+ * over its members whose port is up (the port went down or came up). */
+void nh_groups_port_changed(struct nh_table *t, uint16_t port);
 /* Groups: drop a group's members and retire its bucket table (QSBR). */
 void nh_group_retire(struct nh_table *t, uint32_t index);
 /* Groups: free a group's memory at teardown, when no worker reads. */

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Multipath routes as `ip route` writes them (router_multipath.sh): a
-# weighted 2:1 split within 15%, flows on one path each; the route's own
-# nexthops go with it.
+# weighted 2:1 split within 15%, flows on one path each; a path whose
+# port goes down gives its flows to the other; the route's own nexthops
+# go with it.
 . "$(dirname "$0")/lib.sh"
 three_hosts
 start_router
@@ -15,6 +16,13 @@ expect_out "and in JSON" '"nexthops":\[\{"gateway":"198.51.100.2","dev":"port1",
 ecmp_flows 600 2
 check "2:1 within 15%: h2 340..460 of 600" test "$FLOWS2" -ge 340 -a "$FLOWS2" -le 460
 check "2:1 within 15%: h3 170..230 of 600" test "$FLOWS3" -ge 170 -a "$FLOWS3" -le 230
+echo "a path's port down: its flows move to the other path, none lost (as Linux)"
+rc link set port2 down
+ecmp_flows 200 2
+check "every flow via h2" test "$FLOWS2" -eq 200 -a "$FLOWS3" -eq 0
+rc link set port2 up
+ecmp_flows 600 2
+check "back up: 2:1 again, h3 170..230 of 600" test "$FLOWS3" -ge 170 -a "$FLOWS3" -le 230
 check "route del" rc route del 203.0.113.0/24
 check "no multipath route left" bash -c "! $BUILD/app/routerctl -s $SOCK route show | grep -q nexthop"
 check "the gateways still forwarded to" ns_exec h1 ping -c 1 -W 2 198.18.0.2

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdlib.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "nexthop.h"
@@ -291,6 +292,67 @@ test_structured_flows(void **state)
 	nh_table_free(t);
 }
 
+/* A port going down takes its members out of the groups' buckets: their
+ * flows move to the live members and no other flow moves; back up, the
+ * members get their shares again. */
+static void
+test_port_down_moves_flows(void **state)
+{
+	(void)state;
+	struct nh_conf c = {.max_nexthops = 64, .nb_workers = 2};
+	struct nh_table *t = nh_table_create(&c);
+	static const uint8_t mac[6] = {2, 0, 0, 0, 0, 1};
+	assert_int_equal(nh_port_set(t, 0, mac, 1500), 0);
+	assert_int_equal(nh_port_set(t, 1, mac, 1500), 0);
+	for (unsigned int k = 0; k < 4; k++) { /* 1 and 2 on port 0, 3 and 4 on port 1 */
+		struct nh_spec sp = {.type = NH_T_GATEWAY,
+				     .family = 2,
+				     .port = (uint16_t)(k / 2),
+				     .gw = {10, 0, 0, (uint8_t)(k + 1)},
+				     .id = 100 + k};
+		uint32_t idx;
+		assert_int_equal(nh_add(t, &sp, &idx), 0);
+		assert_int_equal(idx, k + 1);
+	}
+	struct nh_member m[4] = {{1, 1}, {2, 1}, {3, 1}, {4, 1}};
+	uint32_t g;
+	assert_int_equal(nh_group_set(t, 7, m, 4, &g), 0);
+	route_all(t, g, 1, before);
+	assert_int_equal(nh_port_down(t, 1, true), 0);
+	route_all(t, g, 1, after);
+	uint32_t count[5] = {0};
+	for (uint32_t i = 0; i < FLOWS; i++) {
+		count[after[i]]++;
+		if (before[i] <= 2)
+			assert_int_equal(after[i], before[i]);
+	}
+	assert_int_equal(count[3] + count[4], 0);
+	assert_true(count[1] > FLOWS * 45 / 100 && count[2] > FLOWS * 45 / 100);
+	/* Back up: a quarter each again. */
+	assert_int_equal(nh_port_down(t, 1, false), 0);
+	route_all(t, g, 1, after);
+	memset(count, 0, sizeof(count));
+	for (uint32_t i = 0; i < FLOWS; i++)
+		count[after[i]]++;
+	for (int k = 1; k <= 4; k++)
+		assert_true(count[k] > FLOWS * 22 / 100 && count[k] < FLOWS * 28 / 100);
+	/* Every member down: shared over all of them (their drops say why);
+	 * port 0 back: its two members take every flow. */
+	assert_int_equal(nh_port_down(t, 0, true), 0);
+	assert_int_equal(nh_port_down(t, 1, true), 0);
+	route_all(t, g, 1, after);
+	memset(count, 0, sizeof(count));
+	for (uint32_t i = 0; i < FLOWS; i++)
+		count[after[i]]++;
+	for (int k = 1; k <= 4; k++)
+		assert_true(count[k] > FLOWS * 22 / 100 && count[k] < FLOWS * 28 / 100);
+	assert_int_equal(nh_port_down(t, 0, false), 0);
+	route_all(t, g, 1, after);
+	for (uint32_t i = 0; i < FLOWS; i++)
+		assert_true(after[i] == 1 || after[i] == 2);
+	nh_table_free(t);
+}
+
 static void
 test_implicit_group_lifecycle(void **state)
 {
@@ -337,6 +399,7 @@ main(void)
 		cmocka_unit_test(test_l3_policy_and_errors),
 		cmocka_unit_test(test_structured_flows),
 		cmocka_unit_test(test_implicit_group_lifecycle),
+		cmocka_unit_test(test_port_down_moves_flows),
 	};
 	return cmocka_run_group_tests_name("nexthop_ecmp", tests, setup_flows, teardown_flows);
 }
