@@ -292,6 +292,17 @@ test_structured_flows(void **state)
 	nh_table_free(t);
 }
 
+/* Members 1..4 each hold a quarter of the flows, within 3 points. */
+static void
+check_quarters(const uint32_t *member)
+{
+	uint32_t count[5] = {0};
+	for (uint32_t i = 0; i < FLOWS; i++)
+		count[member[i]]++;
+	for (int k = 1; k <= 4; k++)
+		assert_true(count[k] > FLOWS * 22 / 100 && count[k] < FLOWS * 28 / 100);
+}
+
 /* A port going down takes its members out of the groups' buckets: their
  * flows move to the live members and no other flow moves; back up, the
  * members get their shares again. */
@@ -331,21 +342,13 @@ test_port_down_moves_flows(void **state)
 	/* Back up: a quarter each again. */
 	assert_int_equal(nh_port_down(t, 1, false), 0);
 	route_all(t, g, 1, after);
-	memset(count, 0, sizeof(count));
-	for (uint32_t i = 0; i < FLOWS; i++)
-		count[after[i]]++;
-	for (int k = 1; k <= 4; k++)
-		assert_true(count[k] > FLOWS * 22 / 100 && count[k] < FLOWS * 28 / 100);
+	check_quarters(after);
 	/* Every member down: shared over all of them (their drops say why);
 	 * port 0 back: its two members take every flow. */
 	assert_int_equal(nh_port_down(t, 0, true), 0);
 	assert_int_equal(nh_port_down(t, 1, true), 0);
 	route_all(t, g, 1, after);
-	memset(count, 0, sizeof(count));
-	for (uint32_t i = 0; i < FLOWS; i++)
-		count[after[i]]++;
-	for (int k = 1; k <= 4; k++)
-		assert_true(count[k] > FLOWS * 22 / 100 && count[k] < FLOWS * 28 / 100);
+	check_quarters(after);
 	assert_int_equal(nh_port_down(t, 0, false), 0);
 	route_all(t, g, 1, after);
 	for (uint32_t i = 0; i < FLOWS; i++)
