@@ -199,19 +199,11 @@ rt_icmp_error(struct router *r, struct rte_mbuf *m, uint16_t in, uint8_t type, u
 }
 
 /* The ICMP or ICMPv6 (with ip6's pseudo-header) checksum of the len
- * bytes at off in m, whatever its segments: a reassembled request is a
- * chain. */
+ * bytes at off in m (lengths checked by the caller). */
 static uint16_t
 msg_cksum(const struct rte_mbuf *m, uint32_t off, uint32_t len, const struct rte_ipv6_hdr *ip6)
 {
-	uint16_t raw = 0;
-	if (rte_raw_cksum_mbuf(m, off, len, &raw) != 0)
-		return 0; /* lengths checked by the caller */
-	uint32_t sum = raw;
-	if (ip6 != NULL)
-		sum += rte_ipv6_phdr_cksum(ip6, 0);
-	sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
+	return (uint16_t)~rt_cksum_mbuf(m, off, len, ip6 ? rte_ipv6_phdr_cksum(ip6, 0) : 0);
 }
 
 void

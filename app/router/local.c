@@ -35,19 +35,6 @@
 #define TCP_FIN 0x01
 #define TCP_ACK 0x10
 
-/* Whether the L4 checksum of the len bytes at off in m verifies, with the
- * pseudo-header sum phdr (network order folded sum). */
-static bool
-l4_cksum_ok(const struct rte_mbuf *m, uint32_t off, uint32_t len, uint16_t phdr)
-{
-	uint16_t raw;
-	if (rte_raw_cksum_mbuf(m, off, len, &raw) != 0)
-		return false;
-	uint32_t sum = (uint32_t)raw + phdr;
-	sum = (sum & 0xffff) + (sum >> 16);
-	return sum == 0xffff;
-}
-
 /* The reset answering a segment (RFC 9293 3.10.7.1): to one that carries
  * an ACK, seq = its ACK; to one without, ACK of everything it occupied
  * (its data, SYN and FIN), seq 0. */
@@ -147,7 +134,7 @@ closed_port(struct router *r, struct rte_mbuf *m, uint16_t in, uint8_t proto, ui
 		    rte_be_to_cpu_16(u->dgram_len) > l4_len)
 			return false;
 		/* IPv4 may send no checksum (0); IPv6 must (RFC 8200 8.1). */
-		if ((u->dgram_cksum != 0 || !v4) && !l4_cksum_ok(m, l4, l4_len, phdr))
+		if ((u->dgram_cksum != 0 || !v4) && rt_cksum_mbuf(m, l4, l4_len, phdr) != 0xffff)
 			return false;
 		rt_icmp_error(r, m, in, v4 ? 3 : 1, v4 ? 3 : 4, 0);
 		return true;
@@ -156,7 +143,7 @@ closed_port(struct router *r, struct rte_mbuf *m, uint16_t in, uint8_t proto, ui
 	const struct rte_tcp_hdr *th = rte_pktmbuf_read(m, l4, sizeof(thb), &thb);
 	if (th == NULL || (th->data_off >> 4) * 4u < sizeof(thb) ||
 	    (th->data_off >> 4) * 4u > l4_len || (th->tcp_flags & TCP_RST) ||
-	    !l4_cksum_ok(m, l4, l4_len, phdr))
+	    rt_cksum_mbuf(m, l4, l4_len, phdr) != 0xffff)
 		return false;
 	uint32_t data_len = l4_len - (th->data_off >> 4) * 4u;
 	const uint8_t *l3 = rte_pktmbuf_mtod_offset(m, const uint8_t *, RTE_ETHER_HDR_LEN);

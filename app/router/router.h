@@ -12,6 +12,7 @@
 
 #include <rte_cycles.h>
 #include <rte_ether.h>
+#include <rte_ip.h>
 #include <rte_mbuf.h>
 #include <rte_mbuf_dyn.h>
 
@@ -312,6 +313,21 @@ int rt_fragment4(struct router *r, const struct rte_mbuf *m, unsigned int mtu,
  * identification id. -EINVAL for lengths wrong or an MTU below 1280. */
 int rt_fragment6(struct router *r, const struct rte_mbuf *m, unsigned int mtu, uint32_t id,
 		 struct rte_mbuf **out, unsigned int max);
+
+/* The one's complement sum of the len bytes at off in m, whatever its
+ * segments (a reassembled datagram is a chain), plus phdr (a pseudo-
+ * header's sum, or 0), folded: 0xffff when the message's checksum
+ * verifies; its complement is the checksum to write. 0 when m holds fewer
+ * bytes. For ICMP (icmp.c) and UDP and TCP (local.c) alike. */
+static inline uint16_t
+rt_cksum_mbuf(const struct rte_mbuf *m, uint32_t off, uint32_t len, uint16_t phdr)
+{
+	uint16_t raw;
+	if (rte_raw_cksum_mbuf(m, off, len, &raw) != 0)
+		return 0;
+	uint32_t sum = (uint32_t)raw + phdr;
+	return (uint16_t)((sum & 0xffff) + (sum >> 16));
+}
 
 /* icmp.c */
 void rt_icmp_init(struct router *r);
