@@ -504,23 +504,30 @@ fib_rule_route6(const struct fib *fib, const uint8_t src[16], const uint8_t dst[
 	return route6(&w, src, dst, &p, main_nh, w.ports);
 }
 
+/* A burst's packets through the rules, ports compared or not (a
+ * constant at each call, so each is a loop of its own). */
+static __rte_always_inline void
+route_bulk(const struct rule_walk *w, const uint32_t *src4, const uint32_t *dst4,
+	   const uint8_t *const *src6, const uint8_t *const *dst6, const struct fib_flow *flow,
+	   uint32_t *nh, unsigned int n, bool ports)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		struct rule_pkt p = rule_pkt(&flow[i]);
+		nh[i] = dst6 ? route6(w, src6[i], dst6[i], &p, nh[i], ports)
+			     : route4(w, src4[i], dst4[i], &p, nh[i], ports);
+	}
+}
+
 void
 fib_rule_route4_bulk(const struct fib *fib, const struct fib_rule_set *rules, const uint32_t *src,
 		     const uint32_t *dst, const struct fib_flow *flow, uint32_t *nh, unsigned int n)
 {
 	struct rule_walk w;
 	walk_from(fib, rules, &w);
-	/* Two copies of the loop: with the ports compared, and without. */
 	if (w.ports)
-		for (unsigned int i = 0; i < n; i++) {
-			struct rule_pkt p = rule_pkt(&flow[i]);
-			nh[i] = route4(&w, src[i], dst[i], &p, nh[i], true);
-		}
+		route_bulk(&w, src, dst, NULL, NULL, flow, nh, n, true);
 	else
-		for (unsigned int i = 0; i < n; i++) {
-			struct rule_pkt p = rule_pkt(&flow[i]);
-			nh[i] = route4(&w, src[i], dst[i], &p, nh[i], false);
-		}
+		route_bulk(&w, src, dst, NULL, NULL, flow, nh, n, false);
 }
 
 void
@@ -531,13 +538,7 @@ fib_rule_route6_bulk(const struct fib *fib, const struct fib_rule_set *rules,
 	struct rule_walk w;
 	walk_from(fib, rules, &w);
 	if (w.ports)
-		for (unsigned int i = 0; i < n; i++) {
-			struct rule_pkt p = rule_pkt(&flow[i]);
-			nh[i] = route6(&w, src[i], dst[i], &p, nh[i], true);
-		}
+		route_bulk(&w, NULL, NULL, src, dst, flow, nh, n, true);
 	else
-		for (unsigned int i = 0; i < n; i++) {
-			struct rule_pkt p = rule_pkt(&flow[i]);
-			nh[i] = route6(&w, src[i], dst[i], &p, nh[i], false);
-		}
+		route_bulk(&w, NULL, NULL, src, dst, flow, nh, n, false);
 }
