@@ -36,7 +36,7 @@ for n in $(seq 10 19); do
 	neighbours+=("neigh add 192.0.2.$n lladdr 02:00:00:00:00:$n dev port0")
 done
 ring_start_routerd "$work/full4" 4 "${neighbours[@]}"
-rc() { "$build/app/routerctl" -s "$work/sock" "$@"; }
+rc() { "$build/app/routerctl" -S "$work/sock" "$@"; }
 stat() { rc stats | awk -v g="$1" -v n="$2" '$1 == g && $2 == n { print $3 }'; }
 
 intervals=$((SECONDS_CHURN - 4))

@@ -105,10 +105,10 @@ for _ in 1 2 3; do
 	rt_pid=$!
 	for _ in $(seq 100); do [ -S "$work/sock" ] && break; sleep 0.1; done
 	t0=$(now)
-	"$build/app/routerctl" -s "$work/sock" -b "$work/batch" >/dev/null
+	"$build/app/routerctl" -S "$work/sock" -b "$work/batch" >/dev/null
 	t1=$(now)
 	rt+=("$(echo "$t1 - $t0" | bc -l)")
-	"$build/app/routerctl" -s "$work/sock" route show | wc -l >"$work/routerd_routes"
+	"$build/app/routerctl" -S "$work/sock" route show | wc -l >"$work/routerd_routes"
 	kill -INT "$rt_pid"
 	wait "$rt_pid" 2>/dev/null || true
 	rt_pid=

@@ -90,7 +90,7 @@ start_routerd() {
 	rx_pid=$!
 	log=$work/rx.log wait_up "$rx_pid" test -S "$work/sock"
 	awk '{ print "route add " $1 " via " ($1 ~ /:/ ? "2001:db8:2::2" : "198.51.100.2") }' "$1" |
-		"$build/app/routerctl" -s "$work/sock" -b - >/dev/null
+		"$build/app/routerctl" -S "$work/sock" -b - >/dev/null
 }
 
 # forwarded: routerd's forwarded count, then its worker's rx, busy rounds
@@ -98,7 +98,7 @@ start_routerd() {
 # of 64 the worker is saturated, well below it the worker waits for the
 # generator; busy cycles / rx is the cost of a packet, drivers included).
 forwarded() {
-	"$build/app/routerctl" -s "$work/sock" stats | awk '
+	"$build/app/routerctl" -S "$work/sock" stats | awk '
 		$1 == "total" && $2 == "forwarded" { f = $3 }
 		$2 == "worker0.rx" { rx = $3 }
 		$2 == "worker0.busy_rounds" { b = $3 }

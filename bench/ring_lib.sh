@@ -93,7 +93,7 @@ ring_start_routerd() {
 		--startup "$work/startup" --set idle-backoff=off >"$work/log" 2>&1 &
 	pid=$!
 	wait_up "$pid" test -S "$work/sock"
-	ring_routes "$table" "$fam" | "$build/app/routerctl" -s "$work/sock" -b - >/dev/null
+	ring_routes "$table" "$fam" | "$build/app/routerctl" -S "$work/sock" -b - >/dev/null
 }
 
 # ring_start_l3fwd lpm|fib: l3fwd on lcore 1 alone, both ports, its

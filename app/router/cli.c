@@ -249,6 +249,47 @@ opt_port(struct cli *c, uint16_t *port, int *rc)
 	return *rc == 0;
 }
 
+/*
+ * A port's counters for link show -s, in ip -s link's layout and JSON
+ * keys (stats64): bytes, packets and errors as the device counts them;
+ * RX dropped, the packets received on the port that a worker dropped
+ * (any reason `stats` lists); RX missed and nombuf, what the device
+ * could not receive for want of descriptors or mbufs; TX dropped, what
+ * the device's queue would not take. Since routerd started: `stats
+ * reset` leaves them alone, as nothing resets ip's counters.
+ */
+static void
+link_stats(struct cli *c, uint16_t port)
+{
+	struct rte_eth_stats d;
+	if (rte_eth_stats_get(port, &d) != 0)
+		memset(&d, 0, sizeof(d));
+	struct rt_wstats s;
+	rt_stats_sum(c->r, &s);
+	unsigned long long tx_dropped = 0;
+	for (unsigned int w = 0; w < c->r->nb_workers; w++)
+		tx_dropped += c->r->worker[w].tx_dropped[port];
+	unsigned long long rx[] = {d.ibytes,          d.ipackets, d.ierrors,
+				   s.port_drop[port], d.imissed,  d.rx_nombuf};
+	unsigned long long tx[] = {d.obytes, d.opackets, d.oerrors, tx_dropped};
+	if (c->json) {
+		rt_buf_printf(
+			c->out,
+			",\"stats64\":{\"rx\":{\"bytes\":%llu,\"packets\":%llu,\"errors\":%llu,"
+			"\"dropped\":%llu,\"missed\":%llu,\"nombuf\":%llu},"
+			"\"tx\":{\"bytes\":%llu,\"packets\":%llu,\"errors\":%llu,"
+			"\"dropped\":%llu}}",
+			rx[0], rx[1], rx[2], rx[3], rx[4], rx[5], tx[0], tx[1], tx[2], tx[3]);
+		return;
+	}
+	rt_buf_printf(c->out,
+		      "    RX:  bytes packets errors dropped  missed  nombuf\n"
+		      "    %10llu %7llu %6llu %7llu %7llu %7llu\n"
+		      "    TX:  bytes packets errors dropped\n"
+		      "    %10llu %7llu %6llu %7llu\n",
+		      rx[0], rx[1], rx[2], rx[3], rx[4], rx[5], tx[0], tx[1], tx[2], tx[3]);
+}
+
 /* link show [[dev] PORT] | link set [dev] PORT up|down|mtu N */
 static int
 cmd_link(struct cli *c)
@@ -277,7 +318,7 @@ cmd_link(struct cli *c)
 					c->out,
 					"%s{\"ifindex\":%u,\"ifname\":\"%s\",\"flags\":[\"%s\"],"
 					"\"mtu\":%u,\"operstate\":\"%s\",\"address\":\"%s\","
-					"\"driver\":\"%s\"}",
+					"\"driver\":\"%s\"",
 					first ? "" : ",", i, p->name,
 					rt_port_up(r, i) ? "UP" : "DOWN", p->mtu,
 					rt_port_up(r, i) ? "UP" : "DOWN", mac, p->driver);
@@ -287,6 +328,10 @@ cmd_link(struct cli *c)
 					      "    link/ether %s\n",
 					      i, p->name, rt_port_up(r, i) ? "UP" : "DOWN", p->mtu,
 					      rt_port_up(r, i) ? "UP" : "DOWN", p->driver, mac);
+			if (c->stats)
+				link_stats(c, i);
+			if (c->json)
+				rt_buf_printf(c->out, "}");
 			first = false;
 		}
 		if (c->json)
@@ -620,6 +665,8 @@ rt_cli_exec(struct router *r, const char *line, struct rt_buf *out, char *err, s
 		const char *o = c.argv[c.pos++];
 		if (strcmp(o, "-j") == 0)
 			c.json = true;
+		else if (strcmp(o, "-s") == 0)
+			c.stats = true;
 		else if (strcmp(o, "-4") == 0)
 			c.family = FIB_AF_INET;
 		else if (strcmp(o, "-6") == 0)

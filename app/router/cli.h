@@ -16,6 +16,7 @@ struct cli {
 	char *err;
 	size_t errlen;
 	bool json;
+	bool stats;     /* -s: link show adds the ports' counters, as ip -s does */
 	uint8_t family; /* 0: both; FIB_AF_INET or FIB_AF_INET6 (-4, -6) */
 	int argc;
 	char *argv[CLI_MAX_ARGS];

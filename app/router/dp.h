@@ -158,6 +158,7 @@ dp_drop(struct rt_worker *w, struct rte_mbuf *m, enum rt_drop why)
 {
 	w->st.drop[why]++;
 	w->st.drop_total++;
+	w->st.port_drop[w->rx_port]++;
 	rte_pktmbuf_free(m);
 }
 

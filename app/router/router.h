@@ -95,6 +95,7 @@ struct rt_wstats {
 	 * --record-core-cycles reports, bar this loop's own few cycles). */
 	uint64_t rounds, busy_rounds, busy_cycles;
 	uint64_t port_rx[RT_MAX_PORTS], port_tx[RT_MAX_PORTS];
+	uint64_t port_drop[RT_MAX_PORTS]; /* of the packets received on each port */
 	uint64_t punt[RT_PUNT_COUNT];
 	uint64_t drop[RT_DROP_COUNT];
 } __rte_cache_aligned;

@@ -63,6 +63,7 @@ rt_stats_sum(const struct router *r, struct rt_wstats *sum)
 		sum->drop_total += s->drop_total;
 		for (int p = 0; p < RT_MAX_PORTS; p++) {
 			sum->port_rx[p] += s->port_rx[p];
+			sum->port_drop[p] += s->port_drop[p];
 			sum->port_tx[p] += s->port_tx[p] - wk->tx_dropped[p];
 			sum->drop[RT_DROP_TX_FULL] += wk->tx_dropped[p];
 			sum->drop_total += wk->tx_dropped[p];

@@ -3,7 +3,10 @@
  * routerctl: the CLI client. It sends iproute2-style command lines to
  * routerd's unix socket and prints the answers.
  *
- *   routerctl [-s SOCKET] [-j] [-4|-6] [-b FILE|-] COMMAND ...
+ *   routerctl [-S SOCKET] [-j] [-s] [-4|-6] [-b FILE|-] COMMAND ...
+ *
+ * The options are ip's where ip has them (-j, -s, -4, -6, -b); the
+ * socket, which ip has no use for, is -S or --socket.
  *
  * With -b the lines of FILE (or standard input) are sent without waiting
  * for each answer: the daemon answers in order, and a full Internet table
@@ -183,11 +186,27 @@ batch(int fd, const char *file, const char *prefix)
 	return rd.failed ? 1 : 0;
 }
 
+/* The options routerd reads at the start of each line (ip's -j, -s, -4,
+ * -6), each once: ip takes -s -s for more detail, which routerd has none
+ * of. */
+static void
+add_opt(char *prefix, size_t size, const char *opt)
+{
+	char word[8];
+	snprintf(word, sizeof(word), "%s ", opt);
+	if (strstr(prefix, word) == NULL && strlen(prefix) + strlen(word) < size)
+		strcat(prefix, word);
+}
+
 static void
 usage(void)
 {
 	fprintf(stderr,
-		"usage: routerctl [-s SOCKET] [-j] [-4|-6] [-b FILE|-] COMMAND ...\n"
+		"usage: routerctl [-S SOCKET] [-j] [-s] [-4|-6] [-b FILE|-] COMMAND ...\n"
+		"  -S, --socket SOCKET  routerd's socket (default $ROUTER_SOCKET, else "
+		"" DEFAULT_SOCKET ")\n"
+		"  -j  JSON   -s  statistics (link show)   -4|-6  one family\n"
+		"  -b FILE|-  one command a line, without waiting for each answer\n"
 		"commands, as iproute2's:\n"
 		"  link show [[dev] PORT] | link set [dev] PORT up|down|mtu N\n"
 		"  addr add|del ADDR/LEN dev PORT | addr show [[dev] PORT]\n"
@@ -215,27 +234,43 @@ main(int argc, char **argv)
 {
 	const char *sock = getenv("ROUTER_SOCKET") ? getenv("ROUTER_SOCKET") : DEFAULT_SOCKET;
 	const char *file = NULL;
-	char prefix[16] = "";
+	char prefix[32] = "";
 	int i = 1;
 	for (; i < argc && argv[i][0] == '-' && argv[i][1] != 0; i++) {
-		if (strcmp(argv[i], "-s") == 0 && i + 1 < argc)
+		const char *o = argv[i];
+		if ((strcmp(o, "-S") == 0 || strcmp(o, "--socket") == 0) && i + 1 < argc)
 			sock = argv[++i];
-		else if (strcmp(argv[i], "-b") == 0 && i + 1 < argc)
+		else if (strncmp(o, "--socket=", 9) == 0)
+			sock = o + 9;
+		else if (strcmp(o, "-b") == 0 && i + 1 < argc)
 			file = argv[++i];
-		else if (strcmp(argv[i], "-j") == 0 || strcmp(argv[i], "-4") == 0 ||
-			 strcmp(argv[i], "-6") == 0)
-			strncat(prefix, argv[i], 2), strcat(prefix, " ");
+		else if (strcmp(o, "-j") == 0 || strcmp(o, "-json") == 0)
+			add_opt(prefix, sizeof(prefix), "-j");
+		else if (strcmp(o, "-s") == 0 || strcmp(o, "-stats") == 0 ||
+			 strcmp(o, "-statistics") == 0)
+			add_opt(prefix, sizeof(prefix), "-s");
+		else if (strcmp(o, "-4") == 0 || strcmp(o, "-6") == 0)
+			add_opt(prefix, sizeof(prefix), o);
 		else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
 			usage();
 			return 0;
 		} else {
-			fprintf(stderr, "routerctl: unknown option '%s'\n", argv[i]);
+			fprintf(stderr, "routerctl: unknown option '%s'\n", o);
 			usage();
 			return 2;
 		}
 	}
 	if (file == NULL && i == argc) {
 		usage();
+		return 2;
+	}
+	/* Scripts written when -s named the socket would send the path as a
+	 * command to the default socket: say what changed instead. */
+	if (i < argc && strchr(argv[i], '/') != NULL) {
+		fprintf(stderr,
+			"routerctl: '%s' is not a command (the socket option is -S; -s is "
+			"statistics, as ip's)\n",
+			argv[i]);
 		return 2;
 	}
 	int fd = connect_to(sock);

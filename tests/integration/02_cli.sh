@@ -15,7 +15,7 @@ check "log level router.* debug" rc log level 'router.*' debug
 expect_out "levels changed" '"router.main":"debug","router.control":"debug","router.neigh":"debug"' \
 	rc -j log show
 expect_out "an unknown level refused" "unknown level 'loud'" \
-	bash -c "! $BUILD/app/routerctl -s $SOCK log level router.main loud"
+	bash -c "! $BUILD/app/routerctl -S $SOCK log level router.main loud"
 ns_exec h1 ping -c 1 -W 2 198.51.100.2 >/dev/null
 rc link set port1 mtu 1400
 rc link set port1 mtu 1500
@@ -63,7 +63,7 @@ expect_out "show proto kernel: the connected routes, with their src" \
 	"^192.0.2.0/24 dev port0 proto kernel scope link src 192.0.2.1$" \
 	rc route show proto kernel
 expect_out "flush without a selector refused" "a selector is needed" \
-	bash -c "! $BUILD/app/routerctl -s $SOCK route flush"
+	bash -c "! $BUILD/app/routerctl -S $SOCK route flush"
 check "flush via, in table 100" rc route flush table 100 via 198.51.100.3
 check "... that gateway's route gone, the three others kept" \
 	test "$(rc route show table 100 via 198.51.100.3 | wc -l)$(rc route show table 100 | wc -l)" = 03
@@ -89,7 +89,7 @@ expect_out "an IPv6 default route" '"dst":"default","gateway":"2001:db8:2::2","d
 	rc -j -6 route show
 check "a link-local gateway with dev" rc -6 route add 2001:db8:77::/48 via fe80::1 dev port1
 expect_out "a link-local gateway needs dev" "link-local gateway needs 'dev PORT'" \
-	bash -c "! $BUILD/app/routerctl -s $SOCK -6 route add 2001:db8:78::/48 via fe80::1"
+	bash -c "! $BUILD/app/routerctl -S $SOCK -6 route add 2001:db8:78::/48 via fe80::1"
 check "nexthop add" rc nexthop add id 10 via 198.51.100.2 dev port1
 check "nexthop add 2" rc nexthop add id 11 via 198.51.100.3 dev port1
 check "nexthop group" rc nexthop add id 20 group 10/11,2
@@ -97,7 +97,7 @@ expect_out "nexthops in JSON" '"id":20,"group":\[\{"id":10,"weight":1\},\{"id":1
 	rc -j nexthop show
 check "route via nhid" rc route add 10.30.0.0/16 nhid 20
 expect_out "route shows nhid" '"dst":"10.30.0.0/16","nhid":20' rc -j route show
-check "nexthop in use refused" bash -c "! $BUILD/app/routerctl -s $SOCK nexthop del id 20"
+check "nexthop in use refused" bash -c "! $BUILD/app/routerctl -S $SOCK nexthop del id 20"
 check "route del, then nexthop del" rc route del 10.30.0.0/16
 check "nexthop del" rc nexthop del id 20
 check "rule add" rc rule add priority 100 from 192.0.2.0/24 table 100
@@ -114,7 +114,7 @@ expect_out "neigh show nud permanent" "^198.51.100.77 dev port1 lladdr 02:00:00:
 check "... nud reachable: not that one" \
 	test "$(rc neigh show nud reachable | grep -c 198.51.100.77)" -eq 0
 expect_out "nud with an unknown state refused" "unknown nud state 'sleepy'" \
-	bash -c "! $BUILD/app/routerctl -s $SOCK neigh show nud sleepy"
+	bash -c "! $BUILD/app/routerctl -S $SOCK neigh show nud sleepy"
 check "neigh del" rc neigh del 198.51.100.77 dev port1
 check "neigh flush" rc neigh flush dev port1
 check "neigh flush all" rc neigh flush all
@@ -137,7 +137,7 @@ check "route change: an existing route's gateway" rc route change 10.20.0.0/16 v
 expect_out "... changed" "^10.20.0.0/16 via 198.51.100.3 dev port1 table 100$" \
 	rc route show table 100 10.20.0.0/16
 expect_out "route change of an absent route fails, as ip's" "no such route 10.42.0.0/16" \
-	bash -c "! $BUILD/app/routerctl -s $SOCK route change 10.42.0.0/16 via 198.51.100.3"
+	bash -c "! $BUILD/app/routerctl -S $SOCK route change 10.42.0.0/16 via 198.51.100.3"
 expect_out "counters in DPDK telemetry" '"/router/stats": \{"rx": [0-9]+, "forwarded": [0-9]+' \
 	bash -c "echo /router/stats | dpdk-telemetry.py -f $NS_PREFIX"
 expect_out "control and neighbour counters in telemetry as in stats" \
@@ -153,22 +153,22 @@ expect_out "the devices' own drop counters, per port, from the reset" \
 
 echo "error paths: one line, non-zero, nothing applied"
 expect_out "invalid prefix" "^error: route add: invalid prefix '10.0.0.300/8'$" \
-	bash -c "! $BUILD/app/routerctl -s $SOCK route add 10.0.0.300/8 via 198.51.100.2"
+	bash -c "! $BUILD/app/routerctl -S $SOCK route add 10.0.0.300/8 via 198.51.100.2"
 expect_out "host bits set" "invalid prefix for its length" \
-	bash -c "! $BUILD/app/routerctl -s $SOCK route add 10.0.0.1/8 via 198.51.100.2"
+	bash -c "! $BUILD/app/routerctl -S $SOCK route add 10.0.0.1/8 via 198.51.100.2"
 expect_out "unknown port" "unknown port 'port9'" \
-	bash -c "! $BUILD/app/routerctl -s $SOCK route add 10.40.0.0/16 via 198.51.100.2 dev port9"
+	bash -c "! $BUILD/app/routerctl -S $SOCK route add 10.40.0.0/16 via 198.51.100.2 dev port9"
 expect_out "gateway off-link" "gateway not on a connected network" \
-	bash -c "! $BUILD/app/routerctl -s $SOCK route add 10.40.0.0/16 via 10.99.0.1"
+	bash -c "! $BUILD/app/routerctl -S $SOCK route add 10.40.0.0/16 via 10.99.0.1"
 expect_out "deleting an absent route" "no such route 10.41.0.0/16" \
-	bash -c "! $BUILD/app/routerctl -s $SOCK route del 10.41.0.0/16"
+	bash -c "! $BUILD/app/routerctl -S $SOCK route del 10.41.0.0/16"
 expect_out "duplicate route" "File exists" \
-	bash -c "! $BUILD/app/routerctl -s $SOCK route add 10.10.0.0/16 via 198.51.100.2 metric 20"
+	bash -c "! $BUILD/app/routerctl -S $SOCK route add 10.10.0.0/16 via 198.51.100.2 metric 20"
 expect_out "malformed MAC" "invalid MAC address '02:00:00:zz:00:01'" \
-	bash -c "! $BUILD/app/routerctl -s $SOCK neigh add 198.51.100.9 lladdr 02:00:00:zz:00:01 dev port1"
+	bash -c "! $BUILD/app/routerctl -S $SOCK neigh add 198.51.100.9 lladdr 02:00:00:zz:00:01 dev port1"
 expect_out "unknown command" "route: unknown command 'frobnicate'" \
-	bash -c "! $BUILD/app/routerctl -s $SOCK route frobnicate"
-check "nothing applied" bash -c "! $BUILD/app/routerctl -s $SOCK route show | grep -q 10.40.0.0"
+	bash -c "! $BUILD/app/routerctl -S $SOCK route frobnicate"
+check "nothing applied" bash -c "! $BUILD/app/routerctl -S $SOCK route show | grep -q 10.40.0.0"
 
 echo "the full IPv4 table with -b"
 zcat "$ROOT/bench/data/prefixes-v4.txt.gz" |
@@ -190,5 +190,23 @@ while read -r addr gw; do
 done <"$WORK/spots"
 check "route get spot checks ($(wc -l <"$WORK/spots") addresses)" test "$bad" -eq 0
 check "still forwarding" ns_exec h1 ping -c 2 -i 0.2 -W 2 198.51.100.2
+
+echo "link show -s, as ip -s link"
+# A counter of `rc -j -s link show PORT`: DIR (rx|tx) and KEY.
+link_stat() {
+	rc -j -s link show "$1" | python3 -c "import json,sys; print(json.load(sys.stdin)[0]['stats64']['$2']['$3'])"
+}
+expect_out "RX and TX lines, in ip's layout" "^    RX:  bytes packets errors dropped  missed  nombuf$" \
+	rc -s link show port0
+rx0=$(link_stat port0 rx packets) tx1=$(link_stat port1 tx packets) drop0=$(link_stat port0 rx dropped)
+ns_exec h1 ping -c 5 -i 0.2 -W 2 198.51.100.2 >/dev/null
+check "port0 received the 5 requests" test "$(($(link_stat port0 rx packets) - rx0))" -ge 5
+check "port1 sent them on" test "$(($(link_stat port1 tx packets) - tx1))" -ge 5
+ns_exec h1 python3 "$ROOT/tests/integration/send_frames.py" h1-r \
+	"$(rc -j link show port0 | grep -o '"address":"[^"]*"' | cut -d'"' -f4)" bad_checksum 3
+sleep 0.3
+check "3 bad checksums: port0's RX dropped" test "$(($(link_stat port0 rx dropped) - drop0))" -ge 3
+expect_out "the old socket option explained" "the socket option is -S" \
+	bash -c "! $BUILD/app/routerctl -s $SOCK route show"
 
 done_tests

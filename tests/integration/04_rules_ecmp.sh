@@ -34,7 +34,7 @@ expect_out "route get with the port" "203.0.113.1 from 192.0.2.2 via 198.18.0.2 
 expect_out "route get with another port" "203.0.113.1 from 192.0.2.2 via 198.51.100.2 dev port1" \
 	rc route get 203.0.113.1 from 192.0.2.2 iif port0 ipproto udp dport 5000
 expect_out "ports need a protocol that has them" "sport and dport need ipproto" \
-	bash -c "! $BUILD/app/routerctl -s $SOCK rule add dport 22 table 100"
+	bash -c "! $BUILD/app/routerctl -S $SOCK rule add dport 22 table 100"
 receive h2 5000 4
 receive h3 5001 4
 flows send 203.0.113.1 5000 5 4 192.0.2.2 200 >/dev/null

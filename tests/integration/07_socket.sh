@@ -35,7 +35,7 @@ import socket, sys
 s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])
 s.sendall(b'route add 10.77.0.0/16 via 198.51')
 s.close()"
-check "... nothing" bash -c "! $BUILD/app/routerctl -s $SOCK route show | grep -q 10.77"
+check "... nothing" bash -c "! $BUILD/app/routerctl -S $SOCK route show | grep -q 10.77"
 for i in $(seq 10); do background rc route add 10.$((100 + i)).0.0/16 via 198.51.100.2; done
 wait_bg
 check "ten clients at once" test "$(rc route show | grep -c '^10\.1[01][0-9]\.0\.0/16')" -eq 10

@@ -15,6 +15,6 @@ check "it was probed (unicast) and confirmed" test "$(stat neigh failed)" -eq 0
 # DELAY 5 s, probe, REACHABLE 1 s, once more as it was used in the last
 # 5 s, then STALE and collected 2 s later: about 15 s.
 sleep 18
-check "unused, it is collected" bash -c "! $BUILD/app/routerctl -s $SOCK neigh show | grep -q '198.51.100.2 '"
+check "unused, it is collected" bash -c "! $BUILD/app/routerctl -S $SOCK neigh show | grep -q '198.51.100.2 '"
 check "and resolved again when needed" ns_exec h1 ping -c 2 -i 0.2 -W 2 198.51.100.2
 done_tests

@@ -24,6 +24,6 @@ rc link set port2 up
 ecmp_flows 600 2
 check "back up: 2:1 again, h3 170..230 of 600" test "$FLOWS3" -ge 170 -a "$FLOWS3" -le 230
 check "route del" rc route del 203.0.113.0/24
-check "no multipath route left" bash -c "! $BUILD/app/routerctl -s $SOCK route show | grep -q nexthop"
+check "no multipath route left" bash -c "! $BUILD/app/routerctl -S $SOCK route show | grep -q nexthop"
 check "the gateways still forwarded to" ns_exec h1 ping -c 1 -W 2 198.18.0.2
 done_tests

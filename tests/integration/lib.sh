@@ -20,7 +20,7 @@ finish() {
 trap finish EXIT
 ns_cleanup # what an interrupted earlier run may have left
 
-rc() { "$BUILD/app/routerctl" -s "$SOCK" "$@"; }
+rc() { "$BUILD/app/routerctl" -S "$SOCK" "$@"; }
 
 check() {
 	local what=$1
