@@ -136,7 +136,11 @@ rt_addr_del(struct router *r, uint16_t port, const struct fib_prefix *p)
 	int i = find(r, port, p);
 	if (i < 0)
 		return -EADDRNOTAVAIL;
-	r->addr[i] = r->addr[--r->nb_addrs];
+	/* The others keep their order, as Linux keeps a device's: among
+	 * equally good sources rt_addr_pick takes the first, and that must
+	 * not change because another address went. */
+	memmove(&r->addr[i], &r->addr[i + 1], sizeof(r->addr[0]) * (r->nb_addrs - (unsigned)i - 1));
+	r->nb_addrs--;
 	if (rt_prefix_link_local(p))
 		return 0;
 	bool v4 = p->family == FIB_AF_INET;
@@ -239,4 +243,16 @@ rt_addr_pick(const struct router *r, uint16_t port, uint8_t family, const void *
 			if (r->addr[i].p.family == family)
 				best = &r->addr[i];
 	return best;
+}
+
+struct fib_prefix
+rt_port_link_local(const struct router *r, uint16_t port)
+{
+	const uint8_t *m = r->port[port].mac.addr_bytes;
+	struct fib_prefix ll = {.family = FIB_AF_INET6, .len = 64};
+	const uint8_t iid[8] = {m[0] ^ 0x02, m[1], m[2], 0xff, 0xfe, m[3], m[4], m[5]};
+	ll.addr.v6[0] = 0xfe;
+	ll.addr.v6[1] = 0x80;
+	memcpy(&ll.addr.v6[8], iid, 8);
+	return ll;
 }

@@ -641,6 +641,62 @@ cmd_stats(struct cli *c)
 	return 0;
 }
 
+static bool
+same_prefix(const struct fib_prefix *a, const struct fib_prefix *b)
+{
+	return a->family == b->family && a->len == b->len &&
+	       memcmp(&a->addr, &b->addr, sizeof(a->addr)) == 0;
+}
+
+/*
+ * save: what the operator configured, as the commands that recreate it
+ * in a routerd started on the same ports, one a line, in an order that
+ * applies: a start-up file (`routerctl save > startup.conf`, then
+ * `--startup startup.conf`), or `routerctl -b`. Ports' MTUs and
+ * addresses (not the link-local address each port is given, unless it
+ * was deleted), permanent neighbours, nexthops with ids (groups after
+ * their members), routes of every table other than those the router
+ * makes itself, rules, then the ports set down. Learnt neighbours,
+ * counters and log levels are not configuration.
+ */
+static int
+cmd_save(struct cli *c)
+{
+	struct router *r = c->r;
+	if (cli_next(c) != NULL)
+		return cli_fail(c, EINVAL, "save: too many arguments");
+	if (c->json || c->family || c->stats)
+		return cli_fail(c, EINVAL, "save: no options (it writes commands, both families)");
+	char a[64];
+	for (uint16_t i = 0; i < r->nb_ports; i++) {
+		rt_buf_printf(c->out, "link set %s mtu %u\n", r->port[i].name, r->port[i].mtu);
+		struct fib_prefix ll = rt_port_link_local(r, i);
+		bool has_ll = false;
+		for (unsigned int k = 0; k < r->nb_addrs; k++) {
+			const struct rt_addr *ad = &r->addr[k];
+			if (ad->port != i)
+				continue;
+			if (same_prefix(&ad->p, &ll)) {
+				has_ll = true;
+				continue;
+			}
+			rt_buf_printf(c->out, "addr add %s dev %s\n",
+				      cli_fmt_prefix(&ad->p, a, sizeof(a)), r->port[i].name);
+		}
+		if (!has_ll)
+			rt_buf_printf(c->out, "addr del %s dev %s\n",
+				      cli_fmt_prefix(&ll, a, sizeof(a)), r->port[i].name);
+	}
+	cli_neigh_save(c);
+	cli_nexthop_save(c);
+	cli_route_save(c);
+	cli_rule_save(c);
+	for (uint16_t i = 0; i < r->nb_ports; i++)
+		if (!rt_port_up(r, i))
+			rt_buf_printf(c->out, "link set %s down\n", r->port[i].name);
+	return 0;
+}
+
 int
 rt_cli_exec(struct router *r, const char *line, struct rt_buf *out, char *err, size_t errlen)
 {
@@ -683,6 +739,8 @@ rt_cli_exec(struct router *r, const char *line, struct rt_buf *out, char *err, s
 		return cmd_addr(&c);
 	if (cli_matches(obj, "link"))
 		return cmd_link(&c);
+	if (strcmp(obj, "save") == 0)
+		return cmd_save(&c);
 	if (cli_matches(obj, "neighbour") || cli_matches(obj, "neighbor"))
 		return cli_neigh(&c);
 	if (cli_matches(obj, "nexthop"))
@@ -695,6 +753,6 @@ rt_cli_exec(struct router *r, const char *line, struct rt_buf *out, char *err, s
 		return cmd_log(&c);
 	return cli_fail(&c, EINVAL,
 			"unknown object '%s' (try route, addr, link, neigh, nexthop, "
-			"rule, stats, log)",
+			"rule, stats, log, save)",
 			obj);
 }

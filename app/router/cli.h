@@ -8,7 +8,10 @@
 
 #include "router.h"
 
-#define CLI_MAX_ARGS 64
+/* Enough for any line that fits the 4096 bytes a command may have: a
+ * route with NH_GROUP_MEMBERS_MAX paths, "nexthop via A dev P weight W"
+ * each, as `save` writes it. */
+#define CLI_MAX_ARGS 512
 
 struct cli {
 	struct router *r;
@@ -52,5 +55,12 @@ int cli_route(struct cli *c);
 int cli_rule(struct cli *c);
 int cli_nexthop(struct cli *c);
 int cli_neigh(struct cli *c);
+
+/* save: the commands that recreate what the operator configured, one
+ * part each (cli.c's cmd_save puts them in order). */
+void cli_nexthop_save(struct cli *c);
+void cli_neigh_save(struct cli *c);
+void cli_route_save(struct cli *c);
+void cli_rule_save(struct cli *c);
 
 #endif

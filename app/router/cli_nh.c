@@ -23,8 +23,8 @@ nexthop_add(struct cli *c)
 	int rc = cli_parse_u32(c, "id", cli_next(c), UINT32_MAX, &id);
 	if (rc < 0)
 		return rc;
-	if (id == 0)
-		return cli_fail(c, EINVAL, "nexthop add: id must not be 0");
+	if (id == 0 || id == RT_NH_ID_RULE_UNREACHABLE)
+		return cli_fail(c, EINVAL, "nexthop add: id %u is reserved", id);
 	struct nh_spec s = {.id = id, .type = NH_T_CONNECTED};
 	struct fib_prefix via = {0};
 	bool has_via = false, has_dev = false;
@@ -63,7 +63,8 @@ nexthop_add(struct cli *c)
 					return rc;
 				if (weight == 0)
 					return cli_fail(c, EINVAL, "nexthop add: weight 0");
-				if (nh_lookup_id(r->nh, mid, &m[n].index) != 0)
+				if (mid == RT_NH_ID_RULE_UNREACHABLE ||
+				    nh_lookup_id(r->nh, mid, &m[n].index) != 0)
 					return cli_fail(c, ENOENT,
 							"nexthop add: no nexthop with id %u", mid);
 				m[n++].weight = (uint16_t)weight;
@@ -111,6 +112,10 @@ nexthop_add(struct cli *c)
 struct nh_show {
 	struct cli *c;
 	bool first;
+	/* save: each line a nexthop add; groups apart from the rest, as a
+	 * group's members must exist before it */
+	const char *prefix;
+	int groups; /* -1: every nexthop; 0: no groups; 1: groups only */
 };
 
 static int
@@ -118,8 +123,10 @@ show_nexthop(const struct nh_info *n, void *arg)
 {
 	struct nh_show *s = arg;
 	struct cli *c = s->c;
-	if (n->spec.id == 0)
-		return 0; /* implicit nexthops belong to their routes */
+	if (n->spec.id == 0 || n->spec.id == RT_NH_ID_RULE_UNREACHABLE)
+		return 0; /* implicit nexthops belong to their routes; that one to rules */
+	if (s->groups >= 0 && (n->spec.type == NH_T_GROUP) != s->groups)
+		return 0;
 	char gw[64] = "";
 	const char *dev = NULL;
 	if (n->spec.type == NH_T_GATEWAY || n->spec.type == NH_T_CONNECTED)
@@ -146,7 +153,7 @@ show_nexthop(const struct nh_info *n, void *arg)
 		}
 		rt_buf_printf(c->out, "}");
 	} else {
-		rt_buf_printf(c->out, "id %u", n->spec.id);
+		rt_buf_printf(c->out, "%sid %u", s->prefix, n->spec.id);
 		if (n->spec.type == NH_T_GROUP) {
 			rt_buf_printf(c->out, " group ");
 			for (uint16_t k = 0; k < n->nb_members; k++) {
@@ -169,15 +176,71 @@ show_nexthop(const struct nh_info *n, void *arg)
 	return 0;
 }
 
+/* The nexthops with ids, in id order as ip nexthop show lists them (the
+ * table's own order is by index, which depends on the order they were
+ * made in). */
+struct id_list {
+	uint32_t *ids;
+	size_t n, cap;
+	bool failed;
+};
+
+static int
+collect_id(const struct nh_info *n, void *arg)
+{
+	struct id_list *l = arg;
+	if (n->spec.id == 0 || n->spec.id == RT_NH_ID_RULE_UNREACHABLE)
+		return 0;
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 64;
+		uint32_t *ids = realloc(l->ids, cap * sizeof(*ids));
+		if (ids == NULL) {
+			l->failed = true;
+			return 1;
+		}
+		l->ids = ids;
+		l->cap = cap;
+	}
+	l->ids[l->n++] = n->spec.id;
+	return 0;
+}
+
+static int
+cmp_id(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+static void
+walk_by_id(struct cli *c, int (*fn)(const struct nh_info *, void *), void *arg)
+{
+	struct id_list l = {0};
+	nh_walk(c->r->nh, collect_id, &l);
+	if (l.failed) { /* out of memory: the table's order */
+		free(l.ids);
+		nh_walk(c->r->nh, fn, arg);
+		return;
+	}
+	qsort(l.ids, l.n, sizeof(*l.ids), cmp_id);
+	for (size_t i = 0; i < l.n; i++) {
+		uint32_t idx;
+		struct nh_info n;
+		if (nh_lookup_id(c->r->nh, l.ids[i], &idx) == 0 && nh_get(c->r->nh, idx, &n) == 0)
+			fn(&n, arg);
+	}
+	free(l.ids);
+}
+
 int
 cli_nexthop(struct cli *c)
 {
 	const char *cmd = cli_next(c);
 	if (cmd == NULL || cli_matches(cmd, "show") || cli_matches(cmd, "list")) {
-		struct nh_show s = {.c = c, .first = true};
+		struct nh_show s = {.c = c, .first = true, .prefix = "", .groups = -1};
 		if (c->json)
 			rt_buf_printf(c->out, "[");
-		nh_walk(c->r->nh, show_nexthop, &s);
+		walk_by_id(c, show_nexthop, &s);
 		if (c->json)
 			rt_buf_printf(c->out, "]\n");
 		return 0;
@@ -193,6 +256,8 @@ cli_nexthop(struct cli *c)
 	int rc = cli_parse_u32(c, "id", cli_next(c), UINT32_MAX, &id);
 	if (rc < 0)
 		return rc;
+	if (id == RT_NH_ID_RULE_UNREACHABLE)
+		return cli_fail(c, EINVAL, "nexthop del: id %u is reserved", id);
 	rc = nh_del(c->r->nh, id);
 	if (rc == -ENOENT)
 		return cli_fail(c, ENOENT, "nexthop del: no nexthop with id %u", id);
@@ -201,6 +266,15 @@ cli_nexthop(struct cli *c)
 	if (rc < 0)
 		return cli_fail(c, -rc, "nexthop del: %s", strerror(-rc));
 	return 0;
+}
+
+void
+cli_nexthop_save(struct cli *c)
+{
+	struct nh_show s = {.c = c, .prefix = "nexthop add ", .groups = 0};
+	walk_by_id(c, show_nexthop, &s);
+	s.groups = 1;
+	walk_by_id(c, show_nexthop, &s);
 }
 
 /* Neighbours. */
@@ -252,6 +326,28 @@ show_neigh(const struct neigh_info *n, void *arg)
 	}
 	s->first = false;
 	return 0;
+}
+
+/* A permanent entry as the neigh add line that recreates it (the others
+ * are learnt). */
+static int
+save_neigh(const struct neigh_info *n, void *arg)
+{
+	struct cli *c = arg;
+	if (n->state != NEIGH_PERMANENT)
+		return 0;
+	char a[64];
+	rt_buf_printf(c->out,
+		      "neigh add %s lladdr %02x:%02x:%02x:%02x:%02x:%02x dev %s permanent\n",
+		      cli_fmt_addr(n->key.family, n->key.addr, a, sizeof(a)), n->mac[0], n->mac[1],
+		      n->mac[2], n->mac[3], n->mac[4], n->mac[5], c->r->port[n->key.port].name);
+	return 0;
+}
+
+void
+cli_neigh_save(struct cli *c)
+{
+	neigh_walk(c->r->neigh, save_neigh, c);
 }
 
 int

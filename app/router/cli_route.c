@@ -305,7 +305,8 @@ route_nexthop(struct cli *c, const char *what, struct route_args *a)
 	if (a->has_nhid) {
 		if (a->has_via || a->has_dev)
 			return cli_fail(c, EINVAL, "%s: nhid excludes via and dev", what);
-		if (nh_lookup_id(r->nh, a->nhid, &a->r.nh) != 0)
+		if (a->nhid == RT_NH_ID_RULE_UNREACHABLE ||
+		    nh_lookup_id(r->nh, a->nhid, &a->r.nh) != 0)
 			return cli_fail(c, ENOENT, "%s: no nexthop with id %u", what, a->nhid);
 		nh_ref(r->nh, a->r.nh);
 		return 0;
@@ -518,6 +519,40 @@ route_addr(const struct router *r, const struct fib_route *rt, int port)
 	return NULL;
 }
 
+/* A nexthop's gateway as a prefix of its family's full length. */
+static struct fib_prefix
+gw_prefix(const struct nh_info *n)
+{
+	struct fib_prefix p = {.family = n->spec.family};
+	if (p.family == FIB_AF_INET) {
+		uint32_t be;
+		memcpy(&be, n->spec.gw, 4);
+		p.addr.v4 = rte_be_to_cpu_32(be);
+		p.len = 32;
+	} else {
+		memcpy(p.addr.v6, n->spec.gw, 16);
+		p.len = 128;
+	}
+	return p;
+}
+
+/* `via A dev P [onlink]` of a gateway nexthop, as route add takes it:
+ * onlink where the gateway is on none of the port's prefixes (so it was
+ * added with it). */
+static void
+save_path(struct cli *c, const struct nh_info *n)
+{
+	char gw[64];
+	struct fib_prefix via = gw_prefix(n);
+	uint16_t port = n->spec.port;
+	if (n->spec.type == NH_T_GATEWAY)
+		rt_buf_printf(c->out, " via %s",
+			      cli_fmt_addr(via.family, n->spec.gw, gw, sizeof(gw)));
+	rt_buf_printf(c->out, " dev %s", c->r->port[port].name);
+	if (n->spec.type == NH_T_GATEWAY && !on_link(c->r, port, &via))
+		rt_buf_printf(c->out, " onlink");
+}
+
 /* The paths of a multipath route, as ip route shows them. */
 static void
 show_paths(struct cli *c, const struct nh_info *g)
@@ -687,10 +722,16 @@ static void
 filter_walk(struct cli *c, const struct route_filter *f, fib_route_cb fn, void *arg)
 {
 	/* table all: every table in id order (main, 254, among them). */
-	uint32_t ids[RT_SHOW_TABLES_MAX], n = 1;
+	uint32_t few[RT_SHOW_TABLES_MAX], *ids = few, n = 1;
 	ids[0] = f->table;
-	if (f->all && (n = fib_table_ids(c->r->fib, ids, RTE_DIM(ids))) > RTE_DIM(ids))
-		n = RTE_DIM(ids);
+	if (f->all && (n = fib_table_ids(c->r->fib, ids, RTE_DIM(few))) > RTE_DIM(few)) {
+		ids = malloc(sizeof(*ids) * n);
+		if (ids == NULL) {
+			ids = few;
+			n = RTE_DIM(few);
+		}
+		n = RTE_MIN(n, fib_table_ids(c->r->fib, ids, n));
+	}
 	for (int k = 0; k < 2; k++) {
 		uint8_t af = k ? FIB_AF_INET6 : FIB_AF_INET;
 		if ((c->family && c->family != af) ||
@@ -700,6 +741,8 @@ filter_walk(struct cli *c, const struct route_filter *f, fib_route_cb fn, void *
 		for (uint32_t i = 0; i < n; i++)
 			fib_route_walk(c->r->fib, ids[i], af, fn, arg);
 	}
+	if (ids != few)
+		free(ids);
 }
 
 static int
@@ -989,6 +1032,53 @@ route_get(struct cli *c)
 	return 0;
 }
 
+/* A route as the route add line that recreates it. Not the routes the
+ * router makes itself: its addresses' (kernel) and its neighbours' host
+ * routes. The metric always (an IPv6 route without one gets 1024); a
+ * prefix of length 0 as one (`default` would leave the family to the
+ * gateway). */
+static int
+save_route(const struct fib_route *rt, void *arg)
+{
+	struct cli *c = arg;
+	if (rt->origin == RT_ORIGIN_KERNEL || rt->origin == RT_ORIGIN_NEIGH)
+		return 0;
+	char dst[64], ob[8];
+	rt_buf_printf(c->out, "route add %s%s%s", rt->type ? type_names[rt->type] : "",
+		      rt->type ? " " : "", cli_fmt_prefix(&rt->dst, dst, sizeof(dst)));
+	struct nh_info nh;
+	if (rt->type == FIB_RT_UNICAST && nh_get(c->r->nh, rt->nh, &nh) == 0) {
+		if (nh.spec.id != 0) {
+			rt_buf_printf(c->out, " nhid %u", nh.spec.id);
+		} else if (nh.spec.type == NH_T_GROUP) {
+			for (uint16_t k = 0; k < nh.nb_members; k++) {
+				struct nh_info m;
+				if (nh_get(c->r->nh, nh.m[k].index, &m) != 0)
+					continue;
+				rt_buf_printf(c->out, " nexthop");
+				save_path(c, &m);
+				if (nh.m[k].weight != 1)
+					rt_buf_printf(c->out, " weight %u", nh.m[k].weight);
+			}
+		} else {
+			save_path(c, &nh);
+		}
+	}
+	if (rt->table != FIB_TABLE_MAIN)
+		rt_buf_printf(c->out, " table %u", rt->table);
+	if (rt->origin != RT_ORIGIN_BOOT)
+		rt_buf_printf(c->out, " proto %s", origin_name(rt->origin, ob, sizeof(ob)));
+	rt_buf_printf(c->out, " metric %u\n", rt->metric);
+	return 0;
+}
+
+void
+cli_route_save(struct cli *c)
+{
+	const struct route_filter f = {.all = true};
+	filter_walk(c, &f, save_route, c);
+}
+
 int
 cli_route(struct cli *c)
 {
@@ -1128,6 +1218,28 @@ find_rule(const struct fib_rule *ru, void *arg)
 	return 1;
 }
 
+/* What a rule selects besides its source, as ip rule writes it (and
+ * rule add reads it). */
+static void
+rule_selectors(struct cli *c, const struct fib_rule *ru)
+{
+	char dst[64], pr[16], sp[16], dp[16];
+	const char *sports = ports_fmt(ru->sport_lo, ru->sport_hi, sp, sizeof(sp));
+	const char *dports = ports_fmt(ru->dport_lo, ru->dport_hi, dp, sizeof(dp));
+	if (ru->dst.len)
+		rt_buf_printf(c->out, " to %s", cli_fmt_prefix(&ru->dst, dst, sizeof(dst)));
+	if (ru->iif != FIB_IIF_ANY)
+		rt_buf_printf(c->out, " iif %s", iif_name(c->r, ru->iif));
+	if (ru->dscp != FIB_DSCP_ANY)
+		rt_buf_printf(c->out, " dscp %u", ru->dscp);
+	if (ru->ipproto)
+		rt_buf_printf(c->out, " ipproto %s", proto_name(ru->ipproto, pr, sizeof(pr)));
+	if (sports)
+		rt_buf_printf(c->out, " sport %s", sports);
+	if (dports)
+		rt_buf_printf(c->out, " dport %s", dports);
+}
+
 static int
 show_rule(const struct fib_rule *ru, void *arg)
 {
@@ -1164,19 +1276,7 @@ show_rule(const struct fib_rule *ru, void *arg)
 			rt_buf_printf(c->out, ",\"action\":\"%s\"}", acts[ru->action]);
 	} else {
 		rt_buf_printf(c->out, "%u:\tfrom %s", ru->priority, src);
-		if (dst[0])
-			rt_buf_printf(c->out, " to %s", dst);
-		if (ru->iif != FIB_IIF_ANY)
-			rt_buf_printf(c->out, " iif %s", iif_name(c->r, ru->iif));
-		if (ru->dscp != FIB_DSCP_ANY)
-			rt_buf_printf(c->out, " dscp %u", ru->dscp);
-		if (ru->ipproto)
-			rt_buf_printf(c->out, " ipproto %s",
-				      proto_name(ru->ipproto, pr, sizeof(pr)));
-		if (sports)
-			rt_buf_printf(c->out, " sport %s", sports);
-		if (dports)
-			rt_buf_printf(c->out, " dport %s", dports);
+		rule_selectors(c, ru);
 		if (ru->action == FIB_RULE_TABLE)
 			rt_buf_printf(c->out, " lookup %s\n", tb);
 		else
@@ -1184,6 +1284,35 @@ show_rule(const struct fib_rule *ru, void *arg)
 	}
 	s->first = false;
 	return 0;
+}
+
+/* A rule as the rule add line that recreates it (the implicit main rule
+ * is not one to add). */
+static int
+save_rule(const struct fib_rule *ru, void *arg)
+{
+	struct cli *c = arg;
+	if (ru->priority == FIB_RULE_PRIO_MAIN)
+		return 0;
+	static const char *const acts[] = {"table", "blackhole", "unreachable", "prohibit"};
+	char src[64];
+	rt_buf_printf(c->out, "%srule add priority %u", ru->family == FIB_AF_INET6 ? "-6 " : "",
+		      ru->priority);
+	if (ru->src.len)
+		rt_buf_printf(c->out, " from %s", cli_fmt_prefix(&ru->src, src, sizeof(src)));
+	rule_selectors(c, ru);
+	rt_buf_printf(c->out, " %s", acts[ru->action]);
+	if (ru->action == FIB_RULE_TABLE)
+		rt_buf_printf(c->out, " %u", ru->table ? ru->table : FIB_TABLE_MAIN);
+	rt_buf_printf(c->out, "\n");
+	return 0;
+}
+
+void
+cli_rule_save(struct cli *c)
+{
+	fib_rule_walk(c->r->fib, FIB_AF_INET, save_rule, c);
+	fib_rule_walk(c->r->fib, FIB_AF_INET6, save_rule, c);
 }
 
 int

@@ -98,18 +98,12 @@ setup_port(struct router *r, uint16_t id)
 	return nh_port_set(r->nh, id, p->mac.addr_bytes, p->mtu);
 }
 
-/* An IPv6 link-local address from the port's MAC (modified EUI-64, RFC
- * 4291 2.5.1), as Linux gives every interface: hosts and routing
- * protocols use it as the next hop. */
+/* The port's IPv6 link-local address: hosts and routing protocols use
+ * it as the next hop. */
 static int
 add_link_local(struct router *r, uint16_t id)
 {
-	const uint8_t *m = r->port[id].mac.addr_bytes;
-	struct fib_prefix ll = {.family = FIB_AF_INET6, .len = 64};
-	const uint8_t iid[8] = {m[0] ^ 0x02, m[1], m[2], 0xff, 0xfe, m[3], m[4], m[5]};
-	ll.addr.v6[0] = 0xfe;
-	ll.addr.v6[1] = 0x80;
-	memcpy(&ll.addr.v6[8], iid, 8);
+	struct fib_prefix ll = rt_port_link_local(r, id);
 	return rt_addr_add(r, id, &ll);
 }
 

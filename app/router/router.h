@@ -129,6 +129,10 @@ struct rt_port {
 	char driver[32];
 };
 
+/* The nexthop id of the special nexthop a rule's unreachable action
+ * answers with: not one an operator sees, adds or deletes. */
+#define RT_NH_ID_RULE_UNREACHABLE 0xfffffffeu
+
 struct rt_addr {
 	uint16_t port;
 	struct fib_prefix p; /* the address, with its prefix length */
@@ -174,7 +178,8 @@ struct router {
 	 * and every RX queue must be polled). Port in m->port. */
 	struct rte_ring *ctl_tx;
 	uint64_t ctl_tx_dropped;
-	/* Special nexthops, fixed at start. */
+	/* Special nexthops, fixed at start (nh_rule_unreachable under the
+	 * id RT_NH_ID_RULE_UNREACHABLE, which the CLI keeps to itself). */
 	uint32_t nh_local, nh_blackhole, nh_unreachable, nh_prohibit, nh_rule_unreachable;
 	unsigned int nb_addrs;
 	struct rt_addr addr[RT_MAX_ADDRS];
@@ -351,6 +356,9 @@ bool rt_local_closed6(struct router *r, struct rte_mbuf *m, uint16_t in);
 /* addr.c */
 int rt_addr_add(struct router *r, uint16_t port, const struct fib_prefix *p);
 int rt_addr_del(struct router *r, uint16_t port, const struct fib_prefix *p);
+/* The IPv6 link-local address every port gets from its MAC (modified
+ * EUI-64, RFC 4291 2.5.1), as Linux gives every interface. */
+struct fib_prefix rt_port_link_local(const struct router *r, uint16_t port);
 /* Is a (family, address) ours on any port? addr in network order. */
 bool rt_addr_is_local(const struct router *r, uint8_t family, const void *addr);
 /* Our address of `family` on port for peer (network order; may be

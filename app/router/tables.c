@@ -53,7 +53,7 @@ rt_tables_create(struct router *r)
 	}
 	/* A rule's unreachable answers net unreachable: its own nexthop,
 	 * an explicit one so that it is not shared with the route type's. */
-	struct nh_spec ru = {.type = NH_T_UNREACHABLE, .id = 0xfffffffeu};
+	struct nh_spec ru = {.type = NH_T_UNREACHABLE, .id = RT_NH_ID_RULE_UNREACHABLE};
 	int rc = nh_add(r->nh, &ru, &r->nh_rule_unreachable);
 	if (rc < 0)
 		return rc;

@@ -225,6 +225,7 @@ usage(void)
 		"  neigh add ADDR lladdr MAC dev PORT [permanent] | neigh del ADDR dev PORT\n"
 		"  neigh show [dev PORT] [nud STATE] | neigh flush dev PORT|all\n"
 		"  stats [show|reset]\n"
+		"  save    (the configuration, as start-up commands)\n"
 		"  log [show] | log level PATTERN "
 		"emerg|alert|crit|err|warning|notice|info|debug\n");
 }

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# routerctl save: a router configured every way the CLI allows, saved,
+# restarted with the saved file as its start-up file, saved again. The
+# two files are the same, every table, rule, nexthop, permanent
+# neighbour, address and port shows the same, and traffic flows.
+. "$(dirname "$0")/lib.sh"
+two_hosts
+start_router
+
+echo "configure"
+cfg() { check "$*" rc "$@"; }
+cfg link set port1 mtu 1400
+cfg addr add 10.9.0.1/16 dev port0
+cfg addr add 2001:db8:9::1/64 dev port1
+ll1=$(rc -6 addr show port1 | awk '$1 == "inet6" && $2 ~ /^fe80/ { print $2 }')
+cfg addr del "$ll1" dev port1
+cfg neigh add 198.51.100.7 lladdr 02:00:00:00:00:07 dev port1 permanent
+cfg neigh add 2001:db8:2::7 lladdr 02:00:00:00:00:17 dev port1 permanent
+cfg nexthop add id 1 via 198.51.100.2 dev port1
+cfg nexthop add id 2 via 198.51.100.3 dev port1
+cfg nexthop add id 3 blackhole
+cfg nexthop add id 4 dev port1
+cfg nexthop add id 10 group 1/2,3
+cfg nexthop add id 5 via 198.51.100.4 dev port1 # added after group 10
+cfg nexthop add id 11 group 5,2/1 # a group whose member is newer than it
+cfg route add 10.10.0.0/16 via 198.51.100.2
+cfg route add 10.10.0.0/16 via 198.51.100.3 metric 20
+cfg route add 10.11.0.0/16 nhid 10 proto bgp
+cfg route add 10.12.0.0/16 nhid 11 table 100
+cfg route add 10.13.0.0/16 nexthop via 198.51.100.2 weight 3 nexthop via 198.51.100.3 proto static
+cfg route add 10.14.0.0/16 via 203.0.113.9 dev port1 onlink
+cfg route add 10.15.0.0/16 dev port1 metric 5
+cfg route add blackhole 10.16.0.0/16 table 4000000000
+cfg route add unreachable 10.17.0.0/16 metric 7
+cfg route add prohibit 10.18.0.0/16 proto 200
+cfg route add 0.0.0.0/0 via 198.51.100.2 table 100
+cfg route add 2001:db8:10::/48 via 2001:db8:2::2
+cfg route add 2001:db8:11::/48 via 2001:db8:2::2 metric 0
+cfg route add ::/0 via fe80::1 dev port1 table 100
+cfg rule add priority 100 from 192.0.2.0/24 table 100
+cfg rule add priority 200 to 10.99.0.0/16 iif port0 dscp 10 ipproto udp dport 53 blackhole
+cfg rule add priority 300 ipproto tcp sport 1000-2000 unreachable
+cfg -6 rule add priority 100 from 2001:db8:1::/64 table 100
+cfg link set port0 mtu 1500
+
+snapshot() {
+	for what in "link show" "addr show" "route show table all" "-6 route show table all" \
+		"rule show" "-6 rule show" "nexthop show" "neigh show nud permanent"; do
+		echo "== $what"
+		# shellcheck disable=SC2086
+		rc $what
+	done
+}
+rc save >"$WORK/saved"
+snapshot >"$WORK/before"
+echo "  saved $(wc -l <"$WORK/saved") lines"
+expect_out "the deleted link-local address stays deleted" "^addr del fe80:" cat "$WORK/saved"
+expect_out "a multipath route on one line" "^route add 10.13.0.0/16 nexthop via 198.51.100.2 dev port1 weight 3 nexthop via 198.51.100.3 dev port1 proto static metric 0$" \
+	cat "$WORK/saved"
+check "no route of the router's own" bash -c "! grep -q 'proto kernel' '$WORK/saved'"
+check "save takes no options" bash -c "! $BUILD/app/routerctl -S $SOCK -j save"
+
+echo "restart from the saved file"
+ns_stop_router
+cp "$WORK/saved" "$WORK/startup"
+start_router
+rc save >"$WORK/saved2"
+snapshot >"$WORK/after"
+check "saved again: the same file" diff "$WORK/saved" "$WORK/saved2"
+check "every table, rule, nexthop, neighbour, address and port the same" \
+	diff "$WORK/before" "$WORK/after"
+expect_out "a port set down is saved as such" "^link set port1 down$" bash -c \
+	"rc() { $BUILD/app/routerctl -S $SOCK \"\$@\"; }; rc link set port1 down; rc save; rc link set port1 up"
+check "traffic flows" ns_exec h1 ping -c 2 -i 0.2 -W 2 198.51.100.2
+
+done_tests
