@@ -1149,6 +1149,18 @@ parse_rule(struct cli *c, const char *what, struct fib_rule *ru, bool *has_prio)
 		} else if (strcmp(w, "prohibit") == 0) {
 			ru->action = FIB_RULE_PROHIBIT;
 			has_action = true;
+		} else if (strcmp(w, "goto") == 0) {
+			rc = cli_parse_u32(c, "goto", cli_next(c), UINT32_MAX, &ru->target);
+			ru->action = FIB_RULE_GOTO;
+			has_action = true;
+		} else if (strcmp(w, "tos") == 0 || strcmp(w, "dsfield") == 0) {
+			/* ip's older spelling: the whole TOS byte, DSCP << 2;
+			 * the ECN bits are not a selector (Linux refuses them
+			 * too). */
+			rc = cli_parse_u32(c, w, cli_next(c), 255, &v);
+			if (rc == 0 && (v & 3) != 0)
+				rc = cli_fail(c, EINVAL, "%s: 0x%x has ECN bits set", w, v);
+			ru->dscp = (uint8_t)(v >> 2);
 		} else {
 			rc = cli_fail(c, EINVAL, "%s: unknown argument '%s'", what, w);
 		}
@@ -1156,8 +1168,9 @@ parse_rule(struct cli *c, const char *what, struct fib_rule *ru, bool *has_prio)
 	if (rc == 0 && !has_action)
 		rc = cli_fail(c, EINVAL,
 			      "%s: an action is needed (table ID, blackhole, "
-			      "unreachable, prohibit)",
+			      "unreachable, prohibit, goto PRIORITY)",
 			      what);
+
 	if (rc == 0 && ((ru->src.len && ru->src.family != ru->family) ||
 			(ru->dst.len && ru->dst.family != ru->family)))
 		rc = cli_fail(c, EINVAL, "%s: from and to must be of one family", what);
@@ -1211,7 +1224,8 @@ find_rule(const struct fib_rule *ru, void *arg)
 	    ru->sport_lo != w->sport_lo || ru->sport_hi != w->sport_hi ||
 	    ru->dport_lo != w->dport_lo || ru->dport_hi != w->dport_hi ||
 	    !same_prefix(&ru->src, &w->src) || !same_prefix(&ru->dst, &w->dst) ||
-	    (ru->action == FIB_RULE_TABLE && ru->table != w->table))
+	    (ru->action == FIB_RULE_TABLE && ru->table != w->table) ||
+	    (ru->action == FIB_RULE_GOTO && ru->target != w->target))
 		return 0;
 	f->priority = ru->priority;
 	f->found = true;
@@ -1252,7 +1266,8 @@ show_rule(const struct fib_rule *ru, void *arg)
 		cli_fmt_prefix(&ru->src, src, sizeof(src));
 	if (ru->dst.len)
 		cli_fmt_prefix(&ru->dst, dst, sizeof(dst));
-	static const char *const acts[] = {"lookup", "blackhole", "unreachable", "prohibit"};
+	static const char *const acts[] = {"lookup", "blackhole", "unreachable", "prohibit",
+					   "goto"};
 	cli_fmt_table(ru->table, tb, sizeof(tb));
 	if (c->json) {
 		rt_buf_printf(c->out, "%s{\"priority\":%u,\"src\":\"%s\"", s->first ? "" : ",",
@@ -1272,6 +1287,8 @@ show_rule(const struct fib_rule *ru, void *arg)
 			rt_buf_printf(c->out, ",\"dport\":\"%s\"", dports);
 		if (ru->action == FIB_RULE_TABLE)
 			rt_buf_printf(c->out, ",\"table\":\"%s\"}", tb);
+		else if (ru->action == FIB_RULE_GOTO)
+			rt_buf_printf(c->out, ",\"action\":\"goto\",\"target\":%u}", ru->target);
 		else
 			rt_buf_printf(c->out, ",\"action\":\"%s\"}", acts[ru->action]);
 	} else {
@@ -1279,6 +1296,8 @@ show_rule(const struct fib_rule *ru, void *arg)
 		rule_selectors(c, ru);
 		if (ru->action == FIB_RULE_TABLE)
 			rt_buf_printf(c->out, " lookup %s\n", tb);
+		else if (ru->action == FIB_RULE_GOTO)
+			rt_buf_printf(c->out, " goto %u\n", ru->target);
 		else
 			rt_buf_printf(c->out, " %s\n", acts[ru->action]);
 	}
@@ -1294,7 +1313,7 @@ save_rule(const struct fib_rule *ru, void *arg)
 	struct cli *c = arg;
 	if (ru->priority == FIB_RULE_PRIO_MAIN)
 		return 0;
-	static const char *const acts[] = {"table", "blackhole", "unreachable", "prohibit"};
+	static const char *const acts[] = {"table", "blackhole", "unreachable", "prohibit", "goto"};
 	char src[64];
 	rt_buf_printf(c->out, "%srule add priority %u", ru->family == FIB_AF_INET6 ? "-6 " : "",
 		      ru->priority);
@@ -1304,6 +1323,8 @@ save_rule(const struct fib_rule *ru, void *arg)
 	rt_buf_printf(c->out, " %s", acts[ru->action]);
 	if (ru->action == FIB_RULE_TABLE)
 		rt_buf_printf(c->out, " %u", ru->table ? ru->table : FIB_TABLE_MAIN);
+	else if (ru->action == FIB_RULE_GOTO)
+		rt_buf_printf(c->out, " %u", ru->target);
 	rt_buf_printf(c->out, "\n");
 	return 0;
 }
@@ -1356,6 +1377,9 @@ cli_rule(struct cli *c)
 			return cli_fail(c, ENOENT, "%s: no such rule", what);
 		ru.priority = f.priority;
 	}
+	if (add && ru.action == FIB_RULE_GOTO && ru.target <= ru.priority)
+		return cli_fail(c, EINVAL, "%s: goto %u is not after the rule's priority %u", what,
+				ru.target, ru.priority);
 	rc = add ? fib_rule_add(fib, &ru) : fib_rule_del(fib, &ru);
 	if (rc == -EEXIST)
 		return cli_fail(c, EEXIST, "%s: rule exists (File exists)", what);

@@ -205,6 +205,10 @@ enum fib_rule_action {
 	FIB_RULE_BLACKHOLE,
 	FIB_RULE_UNREACHABLE,
 	FIB_RULE_PROHIBIT,
+	/* Go on at the first rule of priority `target` (later than this
+	 * one's, as Linux allows only forward jumps); while no rule has that
+	 * priority the goto is skipped, as Linux skips an unresolved one. */
+	FIB_RULE_GOTO,
 };
 
 #define FIB_IIF_ANY 0xffffu
@@ -224,6 +228,7 @@ struct fib_rule {
 	struct fib_prefix src; /* len 0 matches any source */
 	struct fib_prefix dst; /* len 0 matches any destination */
 	uint32_t table;        /* for FIB_RULE_TABLE; 0 means main */
+	uint32_t target;       /* for FIB_RULE_GOTO: a priority above this one's */
 	/* Port ranges, inclusive; 0-65535 (both zero counts as that too)
 	 * matches any. Packets without ports carry 0. */
 	uint16_t sport_lo, sport_hi, dport_lo, dport_hi;

@@ -29,13 +29,15 @@ struct table_set {
 struct rule_act {
 	const struct fib_table *table; /* FIB_RULE_TABLE */
 	uint64_t meta, meta_mask;
-	uint32_t result; /* other actions: the type's nexthop */
+	uint32_t result; /* other actions: the type's nexthop (none for goto) */
 	uint16_t sport_lo, sport_span, dport_lo, dport_span;
+	uint32_t next; /* FIB_RULE_GOTO: the rule to go on at (the next while unresolved) */
 	uint8_t action;
 };
 
-/* An IPv4 rule as readers evaluate it: 32-bit selectors, 56 bytes, one
- * line (the 128-bit keys of IPv6 rules made IPv4 rules twice as large). */
+/* An IPv4 rule as readers evaluate it: 32-bit selectors, 64 bytes, one
+ * line of the 64-byte aligned set (the 128-bit keys of IPv6 rules made
+ * IPv4 rules twice as large). */
 struct rule_rt4 {
 	uint32_t src, src_mask, dst, dst_mask;
 	struct rule_act a;

@@ -56,6 +56,7 @@ main_rule(uint8_t af)
 }
 
 _Static_assert(sizeof(struct fib_flow) == 8, "struct fib_flow is read as one word");
+_Static_assert(sizeof(struct rule_rt4) == 64, "an IPv4 rule is one line of its set");
 
 /* A packet's flow as one word, as rule_act matches it. */
 static inline uint64_t
@@ -99,6 +100,9 @@ compile_act(struct fib *fib, const struct fib_rule *in, struct rule_act *out)
 		out->result = fib->conf.rule_unreachable_nh ? fib->conf.rule_unreachable_nh
 							    : fib->conf.type_nh[FIB_RT_UNREACHABLE];
 		return 0;
+	case FIB_RULE_GOTO:
+		out->result = FIB_NH_NONE; /* publish() resolves next */
+		return 0;
 	default:
 		out->result = fib->conf.type_nh[FIB_RT_PROHIBIT];
 		return 0;
@@ -140,11 +144,11 @@ main_index(const struct rule_list *l, const struct fib_rule *main)
 	return before;
 }
 
-/* The i-th of the n + 1 rules of a family in evaluation order. */
+/* The i-th of the n + 1 rules of a family in evaluation order; before:
+ * main_index(l, main). */
 static const struct fib_rule *
-ordered(const struct rule_list *l, const struct fib_rule *main, uint32_t i)
+ordered(const struct rule_list *l, const struct fib_rule *main, uint32_t before, uint32_t i)
 {
-	uint32_t before = main_index(l, main);
 	if (i < before)
 		return &l->r[i];
 	return i == before ? main : &l->r[i - 1];
@@ -169,7 +173,7 @@ publish(struct fib *fib, unsigned int f, uint8_t af)
 		*s = (struct fib_rule_set){
 			.n = l->n + 1, .main_at = main_index(l, &m), .r4 = r4, .r6 = r6};
 		for (uint32_t i = 0; i < s->n; i++) {
-			const struct fib_rule *in = ordered(l, &m, i);
+			const struct fib_rule *in = ordered(l, &m, s->main_at, i);
 			s->ports |= in->sport_lo != 0 ||
 				    port_hi(in->sport_lo, in->sport_hi) != 0xffff ||
 				    in->dport_lo != 0 ||
@@ -183,6 +187,25 @@ publish(struct fib *fib, unsigned int f, uint8_t af)
 				compile4(in, &r4[i]);
 			else
 				compile6(in, &r6[i]);
+		}
+		/* Gotos: the first rule of the target priority, in order (the
+		 * rules after i, since the target is above i's priority), or
+		 * the next rule while there is none. Resolved again at every
+		 * change, so a goto follows its target's coming and going. */
+		for (uint32_t i = 0; i < s->n; i++) {
+			const struct fib_rule *in = ordered(l, &m, s->main_at, i);
+			struct rule_act *a = r4 ? &r4[i].a : &r6[i].a;
+			if (in->action != FIB_RULE_GOTO)
+				continue;
+			a->next = i + 1;
+			for (uint32_t j = i + 1; j < s->n; j++) {
+				uint32_t prio = ordered(l, &m, s->main_at, j)->priority;
+				if (prio >= in->target) {
+					if (prio == in->target)
+						a->next = j;
+					break;
+				}
+			}
 		}
 	}
 	if (defer_reserve(&fib->defer, 1) < 0) {
@@ -203,8 +226,10 @@ rule_valid(const struct fib_rule *r)
 	unsigned int max = r->family == FIB_AF_INET ? 32 : 128;
 	if (r->family != FIB_AF_INET && r->family != FIB_AF_INET6)
 		return 0;
-	if (r->src.len > max || r->dst.len > max || r->action > FIB_RULE_PROHIBIT)
+	if (r->src.len > max || r->dst.len > max || r->action > FIB_RULE_GOTO)
 		return 0;
+	if (r->action == FIB_RULE_GOTO && r->target <= r->priority)
+		return 0; /* backward jumps could loop: Linux refuses them too */
 	if ((r->src.len && r->src.family != r->family) ||
 	    (r->dst.len && r->dst.family != r->family))
 		return 0;
@@ -230,6 +255,8 @@ rule_equal(const struct fib_rule *a, const struct fib_rule *b)
 {
 	uint32_t ta = a->action == FIB_RULE_TABLE ? (a->table ? a->table : FIB_TABLE_MAIN) : 0;
 	uint32_t tb = b->action == FIB_RULE_TABLE ? (b->table ? b->table : FIB_TABLE_MAIN) : 0;
+	if (a->action == FIB_RULE_GOTO && b->action == FIB_RULE_GOTO && a->target != b->target)
+		return false;
 	return a->priority == b->priority && a->action == b->action && a->dscp == b->dscp &&
 	       a->iif == b->iif && ta == tb && prefix_equal(&a->src, &b->src) &&
 	       prefix_equal(&a->dst, &b->dst) && a->ipproto == b->ipproto &&
@@ -302,8 +329,9 @@ fib_rule_walk(const struct fib *fib, uint8_t family, fib_rule_cb cb, void *arg)
 		return -EINVAL;
 	const struct rule_list *l = &fib->rule_list[family_index(family)];
 	struct fib_rule m = main_rule(family);
+	uint32_t before = main_index(l, &m);
 	for (uint32_t i = 0; i <= l->n; i++) {
-		int rc = cb(ordered(l, &m, i), arg);
+		int rc = cb(ordered(l, &m, before, i), arg);
 		if (rc)
 			return rc;
 	}
@@ -441,8 +469,9 @@ rules_on(const struct rule_walk *w, uint32_t i, uint32_t src4, uint32_t dst4, co
 			nh = dst6 ? fib_lookup6(a->table, dst6) : fib_lookup4(a->table, dst4);
 		if (nh != FIB_NH_NONE)
 			return nh;
-		i = dst6 ? match6(w, i + 1, w->n, ks, kd, p, w->ports)
-			 : match4(w, i + 1, w->n, src4, dst4, p, w->ports);
+		uint32_t from = a->action == FIB_RULE_GOTO ? a->next : i + 1;
+		i = dst6 ? match6(w, from, w->n, ks, kd, p, w->ports)
+			 : match4(w, from, w->n, src4, dst4, p, w->ports);
 	}
 	return FIB_NH_NONE;
 }

@@ -23,6 +23,31 @@ check "h3 got 192.0.2.3's packets, all of them" test "$(grep -c '^192.0.2.3 ' "$
 check "and not the other's" test "$(grep -c '^192.0.2.3 ' "$WORK/h2.rx"; grep -c '^192.0.2.2 ' "$WORK/h3.rx")" = "$(printf '0\n0')"
 check "rule del" rc rule del priority 100 from 192.0.2.3/32 table 100
 
+echo "goto: a rule that jumps over others"
+# 100 sends everything to table 100 (h3); 90 makes 192.0.2.3 jump over
+# it to main (h2); tos is ip's older name for the DSCP selector.
+rc rule add priority 100 table 100
+check "rule add from 192.0.2.3 goto 32766" rc rule add priority 90 from 192.0.2.3/32 goto 32766
+check "rule add tos 0x28 (dscp 10) goto 32766" rc rule add priority 91 tos 0x28 goto 32766
+expect_out "shown as ip rule shows it" "^90:	from 192.0.2.3 goto 32766$" rc rule show
+expect_out "tos shown as its DSCP" "^91:	from all dscp 10 goto 32766$" rc rule show
+expect_out "a backward goto refused" "goto 50 is not after the rule's priority 95" \
+	bash -c "! $BUILD/app/routerctl -S $SOCK rule add priority 95 goto 50"
+expect_out "ECN bits refused in tos" "has ECN bits set" \
+	bash -c "! $BUILD/app/routerctl -S $SOCK rule add priority 96 tos 0x29 goto 32766"
+receive h2 5000 4
+receive h3 5000 4
+flows send 203.0.113.1 5000 5 4 192.0.2.2 200 >/dev/null
+flows send 203.0.113.1 5000 5 4 192.0.2.3 200 >/dev/null
+wait_bg
+check "192.0.2.3 jumped to main: h2, all of it" test "$(grep -c '^192.0.2.3 ' "$WORK/h2.rx")" -eq 20
+check "192.0.2.2 by rule 100: h3, all of it" test "$(grep -c '^192.0.2.2 ' "$WORK/h3.rx")" -eq 20
+check "rule del goto" rc rule del priority 90 from 192.0.2.3/32 goto 32766
+expect_out "without it, 192.0.2.3 follows rule 100" "203.0.113.1 from 192.0.2.3 via 198.18.0.2" \
+	rc route get 203.0.113.1 from 192.0.2.3 iif port0
+rc rule del priority 91 tos 0x28 goto 32766
+rc rule del priority 100 table 100
+
 echo "a policy rule by protocol and port"
 check "rule ipproto udp dport 5001 lookup 100" \
 	rc rule add priority 110 ipproto udp dport 5001 table 100

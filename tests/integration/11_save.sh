@@ -40,6 +40,7 @@ cfg route add ::/0 via fe80::1 dev port1 table 100
 cfg rule add priority 100 from 192.0.2.0/24 table 100
 cfg rule add priority 200 to 10.99.0.0/16 iif port0 dscp 10 ipproto udp dport 53 blackhole
 cfg rule add priority 300 ipproto tcp sport 1000-2000 unreachable
+cfg rule add priority 50 from 10.0.0.0/8 goto 300
 cfg -6 rule add priority 100 from 2001:db8:1::/64 table 100
 cfg link set port0 mtu 1500
 

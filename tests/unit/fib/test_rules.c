@@ -325,6 +325,66 @@ test_l4_selectors(void **state)
 	assert_null(fib_rules_get(f, FIB_AF_INET));
 }
 
+/* goto, as `ip rule add ... goto PRIO`: a match goes on at the first
+ * rule of that priority, skipping those between; a goto whose target
+ * does not exist is skipped, and follows the target as it comes and
+ * goes; only forward jumps; a table without a route after the jump
+ * falls through as usual. */
+static struct fib_rule
+goto4(uint32_t prio, const char *from, uint32_t target)
+{
+	struct fib_rule r = rule4(prio, from, NULL, FIB_RULE_GOTO, 0);
+	r.target = target;
+	return r;
+}
+
+static void
+test_goto(void **state)
+{
+	struct fib *f = *state;
+	struct fib_rule jump = goto4(100, "10.0.0.0/8", 300);
+	struct fib_rule all_bh = rule4(200, NULL, NULL, FIB_RULE_BLACKHOLE, 0);
+	struct fib_rule t100 = rule4(300, NULL, NULL, FIB_RULE_TABLE, 100);
+	assert_int_equal(fib_rule_add(f, &jump), 0);
+	assert_int_equal(fib_rule_add(f, &all_bh), 0);
+	/* No rule 300 yet: the goto is skipped, 200 takes everything. */
+	assert_int_equal(route4(f, "10.1.1.1", "192.0.2.5", 0, 0), NH_BLACKHOLE);
+	assert_int_equal(fib_rule_add(f, &t100), 0);
+	assert_int_equal(route4(f, "10.1.1.1", "192.0.2.5", 0, 0), 50); /* over 200, to 300 */
+	assert_int_equal(route4(f, "11.1.1.1", "192.0.2.5", 0, 0), NH_BLACKHOLE);
+	/* Table 100 has no route for it: on past 300, to main. */
+	assert_int_equal(route4(f, "10.1.1.1", "198.51.100.1", 0, 0), 11);
+	/* The target goes: skipped again. */
+	assert_int_equal(fib_rule_del(f, &t100), 0);
+	assert_int_equal(route4(f, "10.1.1.1", "192.0.2.5", 0, 0), NH_BLACKHOLE);
+	/* To main's priority: main itself. */
+	struct fib_rule to_main = goto4(150, "10.0.0.0/8", FIB_RULE_PRIO_MAIN);
+	assert_int_equal(fib_rule_add(f, &to_main), 0);
+	/* 100's target is gone, so 150 decides: main, over 200's blackhole. */
+	assert_int_equal(route4(f, "10.1.1.1", "192.0.2.5", 0, 0), 10);
+	assert_int_equal(route4(f, "11.1.1.1", "192.0.2.5", 0, 0), NH_BLACKHOLE);
+	assert_int_equal(fib_rule_del(f, &jump), 0);
+	/* Two gotos that differ only by target are two rules. */
+	struct fib_rule other = to_main;
+	other.target = 40000;
+	assert_int_equal(fib_rule_add(f, &other), 0);
+	assert_int_equal(fib_rule_add(f, &to_main), -EEXIST);
+	assert_int_equal(fib_rule_del(f, &other), 0);
+	/* Backward or in place: refused (a loop). */
+	struct fib_rule back = goto4(300, NULL, 200);
+	assert_int_equal(fib_rule_add(f, &back), -EINVAL);
+	back.target = 300;
+	assert_int_equal(fib_rule_add(f, &back), -EINVAL);
+	/* Several in a row: 120 -> 130 -> 180 (table 100). */
+	struct fib_rule g1 = goto4(120, "10.0.0.0/8", 130), g2 = goto4(130, NULL, 180),
+			t = rule4(180, NULL, NULL, FIB_RULE_TABLE, 100);
+	assert_int_equal(fib_rule_add(f, &g1), 0);
+	assert_int_equal(fib_rule_add(f, &g2), 0);
+	assert_int_equal(fib_rule_add(f, &t), 0);
+	assert_int_equal(route4(f, "10.1.1.1", "192.0.2.5", 0, 0), 50);
+	assert_int_equal(route4(f, "11.1.1.1", "192.0.2.5", 0, 0), 50); /* from 130 on */
+}
+
 int
 main(void)
 {
@@ -335,6 +395,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_prefix_edges, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ipv6, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_goto, setup, teardown),
 	};
 	return cmocka_run_group_tests_name("fib_rules", tests, NULL, NULL);
 }
