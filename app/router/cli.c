@@ -318,16 +318,18 @@ cmd_link(struct cli *c)
 					c->out,
 					"%s{\"ifindex\":%u,\"ifname\":\"%s\",\"flags\":[\"%s\"],"
 					"\"mtu\":%u,\"operstate\":\"%s\",\"address\":\"%s\","
-					"\"driver\":\"%s\"",
+					"\"driver\":\"%s\",\"ra\":%s",
 					first ? "" : ",", i, p->name,
 					rt_port_up(r, i) ? "UP" : "DOWN", p->mtu,
-					rt_port_up(r, i) ? "UP" : "DOWN", mac, p->driver);
+					rt_port_up(r, i) ? "UP" : "DOWN", mac, p->driver,
+					r->ra[i].on ? "true" : "false");
 			else
 				rt_buf_printf(c->out,
-					      "%u: %s: <%s> mtu %u state %s driver %s\n"
+					      "%u: %s: <%s> mtu %u state %s driver %s%s\n"
 					      "    link/ether %s\n",
 					      i, p->name, rt_port_up(r, i) ? "UP" : "DOWN", p->mtu,
-					      rt_port_up(r, i) ? "UP" : "DOWN", p->driver, mac);
+					      rt_port_up(r, i) ? "UP" : "DOWN", p->driver,
+					      r->ra[i].on ? " ra on" : "", mac);
 			if (c->stats)
 				link_stats(c, i);
 			if (c->json)
@@ -343,7 +345,7 @@ cmd_link(struct cli *c)
 	uint16_t port = 0;
 	if (!opt_port(c, &port, &rc))
 		return rc < 0 ? rc : cli_fail(c, EINVAL, "link set: port expected");
-	bool up = rt_port_up(r, port);
+	bool up = rt_port_up(r, port), ra = r->ra[port].on;
 	uint32_t mtu = r->port[port].mtu;
 	const char *w;
 	while ((w = cli_next(c)) != NULL) {
@@ -351,7 +353,12 @@ cmd_link(struct cli *c)
 			up = true;
 		else if (strcmp(w, "down") == 0)
 			up = false;
-		else if (strcmp(w, "mtu") == 0) {
+		else if (strcmp(w, "ra") == 0) {
+			const char *v = cli_next(c);
+			if (v == NULL || (strcmp(v, "on") != 0 && strcmp(v, "off") != 0))
+				return cli_fail(c, EINVAL, "link set: 'ra on|off' expected");
+			ra = strcmp(v, "on") == 0;
+		} else if (strcmp(w, "mtu") == 0) {
 			if ((rc = cli_parse_u32(c, "mtu", cli_next(c), 9600, &mtu)) < 0)
 				return rc;
 			if (mtu < 576)
@@ -388,6 +395,7 @@ cmd_link(struct cli *c)
 			(void)nh_port_down(r->nh, port, true);
 		}
 	}
+	rt_ra_set(r, port, ra);
 	return 0;
 }
 
@@ -656,7 +664,8 @@ same_prefix(const struct fib_prefix *a, const struct fib_prefix *b)
  * addresses (not the link-local address each port is given, unless it
  * was deleted), permanent neighbours, nexthops with ids (groups after
  * their members), routes of every table other than those the router
- * makes itself, rules, then the ports set down. Learnt neighbours,
+ * makes itself, rules, then router advertisements and the ports set
+ * down. Learnt neighbours,
  * counters and log levels are not configuration.
  */
 static int
@@ -691,9 +700,12 @@ cmd_save(struct cli *c)
 	cli_nexthop_save(c);
 	cli_route_save(c);
 	cli_rule_save(c);
-	for (uint16_t i = 0; i < r->nb_ports; i++)
+	for (uint16_t i = 0; i < r->nb_ports; i++) {
+		if (r->ra[i].on)
+			rt_buf_printf(c->out, "link set %s ra on\n", r->port[i].name);
 		if (!rt_port_up(r, i))
 			rt_buf_printf(c->out, "link set %s down\n", r->port[i].name);
+	}
 	return 0;
 }
 

@@ -251,6 +251,7 @@ rt_control_run(struct router *r)
 		}
 		drain_exceptions(r);
 		uint64_t now = rt_now_ms();
+		rt_ra_timer(r, now);
 		if (now >= next_touch) {
 			rt_neigh_touch_used(r, now);
 			rt_reasm_timer(r, now);

@@ -254,6 +254,10 @@ local_in(struct router *r, struct rte_mbuf *m, uint16_t in)
 				nd_in(r, m, in);
 				return;
 			}
+			if (icmp[0] == NEIGH_ND_RS && !reassembled) {
+				rt_ra_rs_in(r, m, in);
+				return;
+			}
 			if (icmp[0] == 128 && rt_addr_is_local(r, FIB_AF_INET6, ip->dst_addr)) {
 				rt_icmp_echo(r, m, in);
 				return;

@@ -25,7 +25,7 @@
 #define RT_MAX_PORTS 16
 #define RT_MAX_WORKERS 8
 /* The control core's and neighbour table's counters (rt_ctl_counters). */
-#define RT_CTL_COUNTERS 17
+#define RT_CTL_COUNTERS 19
 /* Packets a worker takes from a queue at once, and the largest burst the
  * stages handle. Random destinations miss the caches at the first FIB
  * level, and everything after the lookup waits for it: the more lookups
@@ -186,7 +186,16 @@ struct router {
 	uint32_t *nh_used_seen; /* the control core's last sum, per nexthop */
 	/* Control core counters. */
 	uint64_t icmp_sent, icmp_ratelimited, exc_unhandled, neigh_refused;
-	uint64_t tcp_resets;   /* local.c: closed TCP ports */
+	uint64_t tcp_resets;           /* local.c: closed TCP ports */
+	uint64_t ra_sent, rs_received; /* ra.c */
+	/* Router advertisements, per port (ra.c; control core only). */
+	struct rt_ra {
+		bool on;
+		uint8_t initial_left; /* of the first, closer spaced ones */
+		uint64_t next_ms;     /* the next unsolicited one */
+		uint64_t last_ms;     /* the last one sent: 3 s apart at least */
+		uint64_t answer_ms;   /* one due in answer to solicitations, or 0 */
+	} ra[RT_MAX_PORTS];
 	uint64_t out_no_route; /* own packets with no usable route */
 	uint64_t fragments;    /* fragments sent for packets too big (frag.c) */
 	/* Fragments addressed to the router (reasm.h), and the
@@ -352,6 +361,11 @@ void rt_icmp_echo(struct router *r, struct rte_mbuf *m, uint16_t in);
  * drop it (not for us, nothing to answer, or checksum wrong). */
 bool rt_local_closed4(struct router *r, struct rte_mbuf *m, uint16_t in);
 bool rt_local_closed6(struct router *r, struct rte_mbuf *m, uint16_t in);
+
+/* ra.c: router advertisements on the ports that have them on. */
+void rt_ra_set(struct router *r, uint16_t port, bool on);
+void rt_ra_rs_in(struct router *r, struct rte_mbuf *m, uint16_t in);
+void rt_ra_timer(struct router *r, uint64_t now_ms);
 
 /* addr.c */
 int rt_addr_add(struct router *r, uint16_t port, const struct fib_prefix *p);

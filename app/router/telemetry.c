@@ -33,6 +33,8 @@ rt_ctl_counters(const struct router *r, struct rt_ctl_counter out[RT_CTL_COUNTER
 		{"control", "icmp_ratelimited", r->icmp_ratelimited, false},
 		{"control", "local_unhandled", r->exc_unhandled, false},
 		{"control", "tcp_resets", r->tcp_resets, false},
+		{"control", "ra_sent", r->ra_sent, false},
+		{"control", "rs_received", r->rs_received, false},
 		{"control", "neigh_refused", r->neigh_refused, false},
 		{"control", "out_no_route", r->out_no_route, false},
 		{"control", "fragments", r->fragments, false},

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * ARP (RFC 826) and ND (RFC 4861) frames, Ethernet header included. No
+ * ARP (RFC 826) and ND (RFC 4861: neighbour and router discovery)
+ * frames, Ethernet header included. No
  * table access: these only read and write the buffer they are given, and
  * every read is bounds-checked against its length first.
  */
@@ -230,4 +231,112 @@ neigh_nd_parse(const uint8_t *buf, size_t len, struct neigh_nd *m)
 	if (m->type == NEIGH_ND_NS && all_zero(m->src, 16) && m->has_lladdr)
 		return -EINVAL;
 	return 0;
+}
+
+#define RS_LEN 8  /* type, code, checksum, reserved */
+#define RA_LEN 16 /* and hop limit, flags, lifetime, reachable, retransmit */
+#define OPT_PREFIX 3
+#define OPT_MTU 5
+#define PREFIX_OPT_LEN 32
+#define PREFIX_L 0x80
+#define PREFIX_A 0x40
+
+static void
+put32(uint8_t *p, uint32_t v)
+{
+	put16(p, (uint16_t)(v >> 16));
+	put16(p + 2, (uint16_t)v);
+}
+
+int
+neigh_rs_parse(const uint8_t *buf, size_t len, struct neigh_rs *m)
+{
+	if (buf == NULL || len < ETH_LEN + IP6_LEN + RS_LEN || get16(buf + 12) != ETHERTYPE_IPV6)
+		return -EINVAL;
+	const uint8_t *ip = buf + ETH_LEN;
+	size_t plen = get16(ip + 4);
+	if ((ip[0] >> 4) != 6 || ip[6] != IPPROTO_ICMPV6_ || ip[7] != 255 || plen < RS_LEN ||
+	    plen > len - ETH_LEN - IP6_LEN)
+		return -EINVAL;
+	const uint8_t *icmp = ip + IP6_LEN;
+	if (icmp[0] != NEIGH_ND_RS || icmp[1] != 0 || icmp6_csum(ip + 8, ip + 24, icmp, plen) != 0)
+		return -EINVAL;
+	memset(m, 0, sizeof(*m));
+	memcpy(m->eth_src, buf + 6, 6);
+	memcpy(m->src, ip + 8, 16);
+	for (size_t off = RS_LEN; off < plen;) {
+		if (plen - off < 2 || icmp[off + 1] == 0 || (size_t)icmp[off + 1] * 8 > plen - off)
+			return -EINVAL;
+		size_t olen = (size_t)icmp[off + 1] * 8;
+		if (icmp[off] == OPT_SLLA) {
+			if (olen != OPT_LEN)
+				return -EINVAL;
+			m->has_lladdr = true;
+			memcpy(m->lladdr, icmp + off + 2, 6);
+		}
+		off += olen;
+	}
+	if (all_zero(m->src, 16) && m->has_lladdr)
+		return -EINVAL; /* 6.1.1: no link-layer option from :: */
+	return 0;
+}
+
+int
+neigh_ra_build(uint8_t *buf, size_t len, const struct neigh_ra *m)
+{
+	if (m->nb_prefixes > NEIGH_RA_PREFIXES_MAX)
+		return -EINVAL;
+	size_t msg_len =
+		RA_LEN + OPT_LEN + (m->mtu ? OPT_LEN : 0) + (size_t)m->nb_prefixes * PREFIX_OPT_LEN;
+	size_t total = ETH_LEN + IP6_LEN + msg_len;
+	if (len < total)
+		return -ENOSPC;
+	eth_build(buf, m->eth_dst, m->eth_src, ETHERTYPE_IPV6);
+	uint8_t *ip = buf + ETH_LEN;
+	memset(ip, 0, IP6_LEN);
+	ip[0] = 0x60;
+	put16(ip + 4, (uint16_t)msg_len);
+	ip[6] = IPPROTO_ICMPV6_;
+	ip[7] = 255;
+	memcpy(ip + 8, m->src, 16);
+	memcpy(ip + 24, m->dst, 16);
+	uint8_t *icmp = ip + IP6_LEN;
+	memset(icmp, 0, msg_len);
+	icmp[0] = NEIGH_ND_RA;
+	icmp[4] = m->cur_hop_limit;
+	/* icmp[5], the M and O flags: addresses by SLAAC, no DHCPv6. */
+	put16(icmp + 6, m->lifetime_s);
+	/* Reachable time and retransmit timer 0: the hosts' own defaults. */
+	uint8_t *o = icmp + RA_LEN;
+	o[0] = OPT_SLLA;
+	o[1] = 1;
+	memcpy(o + 2, m->eth_src, 6);
+	o += OPT_LEN;
+	if (m->mtu) {
+		o[0] = OPT_MTU;
+		o[1] = 1;
+		put32(o + 4, m->mtu);
+		o += OPT_LEN;
+	}
+	for (unsigned int i = 0; i < m->nb_prefixes; i++, o += PREFIX_OPT_LEN) {
+		const struct neigh_ra_prefix *p = &m->prefix[i];
+		if (p->len > 128)
+			return -EINVAL;
+		o[0] = OPT_PREFIX;
+		o[1] = PREFIX_OPT_LEN / 8;
+		o[2] = p->len;
+		o[3] = (uint8_t)(PREFIX_L | (p->autonomous ? PREFIX_A : 0));
+		put32(o + 4, p->valid_s);
+		put32(o + 8, p->preferred_s);
+		/* 4 reserved bytes, then the prefix with its host bits clear */
+		for (unsigned int b = 0; b < 16; b++) {
+			int bits = (int)p->len - 8 * (int)b;
+			uint8_t keep = bits >= 8   ? 0xff
+				       : bits <= 0 ? 0
+						   : (uint8_t)(0xff << (8 - bits));
+			o[16 + b] = p->addr[b] & keep;
+		}
+	}
+	put16(icmp + 2, icmp6_csum(m->src, m->dst, icmp, msg_len));
+	return (int)total;
 }

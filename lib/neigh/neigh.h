@@ -217,4 +217,47 @@ int neigh_nd_build(uint8_t *buf, size_t len, const struct neigh_nd *m);
  * code 0, lengths, options, checksum). @return 0 or -EINVAL. */
 int neigh_nd_parse(const uint8_t *buf, size_t len, struct neigh_nd *m);
 
+/*
+ * Router discovery (RFC 4861 section 4.1, 4.2, 6): what a router reads
+ * (solicitations) and sends (advertisements).
+ */
+#define NEIGH_ND_RS 133
+#define NEIGH_ND_RA 134
+#define NEIGH_RA_PREFIXES_MAX 16
+
+struct neigh_rs {
+	uint8_t src[16]; /* the unspecified address: a host without one yet */
+	uint8_t eth_src[6];
+	bool has_lladdr; /* a source link-layer option (never from ::) */
+	uint8_t lladdr[6];
+};
+
+/** Parse a router solicitation, checking RFC 4861 6.1.1 (hop limit 255,
+ * code 0, length, options, checksum; no source link-layer option from
+ * the unspecified address). @return 0 or -EINVAL. */
+int neigh_rs_parse(const uint8_t *buf, size_t len, struct neigh_rs *m);
+
+struct neigh_ra_prefix {
+	uint8_t addr[16];
+	uint8_t len;
+	bool autonomous; /* the A flag: hosts may form addresses in it (a /64) */
+	uint32_t valid_s, preferred_s;
+};
+
+struct neigh_ra {
+	uint8_t eth_src[6], eth_dst[6];
+	uint8_t src[16]; /* the router's link-local address on the link */
+	uint8_t dst[16];
+	uint8_t cur_hop_limit;
+	uint16_t lifetime_s; /* as a default router; 0: not one (a last RA) */
+	uint32_t mtu;        /* 0: no MTU option */
+	unsigned int nb_prefixes;
+	struct neigh_ra_prefix prefix[NEIGH_RA_PREFIXES_MAX];
+};
+
+/** Build a router advertisement frame: the source link-layer option (the
+ * Ethernet source), the MTU option, a prefix information option (on-link)
+ * for each prefix. @return its length, -ENOSPC or -EINVAL. */
+int neigh_ra_build(uint8_t *buf, size_t len, const struct neigh_ra *m);
+
 #endif /* ROUTER_NEIGH_H */

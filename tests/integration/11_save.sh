@@ -43,6 +43,7 @@ cfg rule add priority 300 ipproto tcp sport 1000-2000 unreachable
 cfg rule add priority 50 from 10.0.0.0/8 goto 300
 cfg -6 rule add priority 100 from 2001:db8:1::/64 table 100
 cfg link set port0 mtu 1500
+cfg link set port0 ra on
 
 snapshot() {
 	for what in "link show" "addr show" "route show table all" "-6 route show table all" \
@@ -59,6 +60,7 @@ expect_out "the deleted link-local address stays deleted" "^addr del fe80:" cat 
 expect_out "a multipath route on one line" "^route add 10.13.0.0/16 nexthop via 198.51.100.2 dev port1 weight 3 nexthop via 198.51.100.3 dev port1 proto static metric 0$" \
 	cat "$WORK/saved"
 check "no route of the router's own" bash -c "! grep -q 'proto kernel' '$WORK/saved'"
+expect_out "router advertisements" "^link set port0 ra on$" cat "$WORK/saved"
 check "save takes no options" bash -c "! $BUILD/app/routerctl -S $SOCK -j save"
 
 echo "restart from the saved file"

@@ -311,6 +311,173 @@ test_nd_malformed(void **state)
 	(void)m_none;
 }
 
+/* The test's own ICMPv6 checksum (RFC 8200 8.1), to check the codec's
+ * against: the sum over pseudo-header and message, 0xffff when right. */
+static uint16_t
+icmp6_sum(const uint8_t *ip6)
+{
+	size_t n = (size_t)(ip6[4] << 8 | ip6[5]);
+	uint32_t s = n + 58;
+	for (size_t i = 8; i < 40; i += 2)
+		s += (uint32_t)(ip6[i] << 8 | ip6[i + 1]);
+	for (size_t i = 0; i < n; i += 2)
+		s += (uint32_t)(ip6[40 + i] << 8 | (i + 1 < n ? ip6[40 + i + 1] : 0));
+	while (s >> 16)
+		s = (s & 0xffff) + (s >> 16);
+	return (uint16_t)s;
+}
+
+/* A router solicitation from src to ff02::2, with a source link-layer
+ * option when slla; checksum set. @return its length. */
+static size_t
+rs_frame(uint8_t *f, const uint8_t src[16], bool slla)
+{
+	static const uint8_t all_routers[16] = {0xff, 0x02, [15] = 2};
+	size_t plen = 8 + (slla ? 8 : 0);
+	memset(f, 0, 14 + 40 + plen);
+	memcpy(f, (const uint8_t[]){0x33, 0x33, 0, 0, 0, 2}, 6);
+	memcpy(f + 6, mac_h, 6);
+	f[12] = 0x86, f[13] = 0xdd;
+	uint8_t *ip = f + 14, *icmp = ip + 40;
+	ip[0] = 0x60, ip[5] = (uint8_t)plen, ip[6] = 58, ip[7] = 255;
+	memcpy(ip + 8, src, 16);
+	memcpy(ip + 24, all_routers, 16);
+	icmp[0] = NEIGH_ND_RS;
+	if (slla) {
+		icmp[8] = 1, icmp[9] = 1;
+		memcpy(icmp + 10, mac_h, 6);
+	}
+	uint16_t c = (uint16_t)~icmp6_sum(ip);
+	icmp[2] = (uint8_t)(c >> 8), icmp[3] = (uint8_t)c;
+	return 14 + 40 + plen;
+}
+
+static int
+rs_parse_exact(const uint8_t *frame, size_t len, struct neigh_rs *m)
+{
+	uint8_t *copy = exact(frame, len);
+	int rc = neigh_rs_parse(copy, len, m);
+	free(copy);
+	return rc;
+}
+
+static void
+test_rs(void **state)
+{
+	(void)state;
+	uint8_t f[128];
+	struct neigh_rs rs;
+	size_t n = rs_frame(f, ip6_h, true);
+	assert_int_equal(rs_parse_exact(f, n, &rs), 0);
+	assert_memory_equal(rs.src, ip6_h, 16);
+	assert_true(rs.has_lladdr);
+	assert_memory_equal(rs.lladdr, mac_h, 6);
+	assert_memory_equal(rs.eth_src, mac_h, 6);
+	/* From a host with no address yet: fine, without the option. */
+	static const uint8_t unspec[16];
+	n = rs_frame(f, unspec, false);
+	assert_int_equal(rs_parse_exact(f, n, &rs), 0);
+	assert_false(rs.has_lladdr);
+	/* ... and refused with it (6.1.1). */
+	n = rs_frame(f, unspec, true);
+	assert_int_equal(rs_parse_exact(f, n, &rs), -EINVAL);
+	/* Every truncation; a wrong checksum; then, with the checksum made
+	 * right again, a forwarded one (hop limit 239), a nonzero code, an
+	 * option of length 0. */
+	n = rs_frame(f, ip6_h, true);
+	for (size_t len = 0; len < n; len++)
+		assert_int_equal(rs_parse_exact(f, len, &rs), -EINVAL);
+	f[14 + 40 + 2] ^= 0x10;
+	assert_int_equal(rs_parse_exact(f, n, &rs), -EINVAL);
+	const size_t at[] = {14 + 7, 14 + 40 + 1, 14 + 40 + 9};
+	const uint8_t flip[] = {0x10, 0x10, 1}; /* option length 1 -> 0 */
+	for (unsigned int i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
+		n = rs_frame(f, ip6_h, true);
+		f[at[i]] ^= flip[i];
+		uint8_t *icmp = f + 14 + 40;
+		icmp[2] = icmp[3] = 0;
+		uint16_t c = (uint16_t)~icmp6_sum(f + 14);
+		icmp[2] = (uint8_t)(c >> 8), icmp[3] = (uint8_t)c;
+		assert_int_equal(rs_parse_exact(f, n, &rs), -EINVAL);
+	}
+}
+
+static uint32_t
+get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static void
+test_ra(void **state)
+{
+	(void)state;
+	struct neigh_ra ra = {.eth_dst = {0x33, 0x33, 0, 0, 0, 1},
+			      .dst = {0xff, 0x02, [15] = 1},
+			      .src = {0xfe, 0x80, [15] = 1},
+			      .cur_hop_limit = 64,
+			      .lifetime_s = 1800,
+			      .mtu = 1500,
+			      .nb_prefixes = 2};
+	memcpy(ra.eth_src, mac_r, 6);
+	struct neigh_ra_prefix p64 = {
+		.len = 64, .autonomous = true, .valid_s = 2592000, .preferred_s = 604800};
+	memcpy(p64.addr, ip6_h, 16); /* host bits set: cleared in the option */
+	struct neigh_ra_prefix p48 = p64;
+	p48.len = 45;
+	p48.autonomous = false;
+	ra.prefix[0] = p64;
+	ra.prefix[1] = p48;
+	uint8_t f[256];
+	int n = neigh_ra_build(f, sizeof(f), &ra);
+	assert_int_equal(n, 14 + 40 + 16 + 8 + 8 + 2 * 32);
+	const uint8_t *ip = f + 14, *icmp = ip + 40;
+	assert_memory_equal(f, ra.eth_dst, 6);
+	assert_memory_equal(f + 6, mac_r, 6);
+	assert_int_equal(ip[7], 255);
+	assert_int_equal(ip[4] << 8 | ip[5], n - 54);
+	assert_memory_equal(ip + 8, ra.src, 16);
+	assert_int_equal(icmp6_sum(ip), 0xffff);
+	assert_int_equal(icmp[0], NEIGH_ND_RA);
+	assert_int_equal(icmp[1], 0);
+	assert_int_equal(icmp[4], 64);
+	assert_int_equal(icmp[5], 0); /* neither M nor O */
+	assert_int_equal(icmp[6] << 8 | icmp[7], 1800);
+	const uint8_t *o = icmp + 16;
+	assert_int_equal(o[0], 1); /* source link-layer address */
+	assert_int_equal(o[1], 1);
+	assert_memory_equal(o + 2, mac_r, 6);
+	o += 8;
+	assert_int_equal(o[0], 5); /* MTU */
+	assert_int_equal(get32(o + 4), 1500);
+	o += 8;
+	assert_int_equal(o[0], 3); /* prefix information */
+	assert_int_equal(o[1], 4);
+	assert_int_equal(o[2], 64);
+	assert_int_equal(o[3], 0xc0); /* on-link, autonomous */
+	assert_int_equal(get32(o + 4), 2592000);
+	assert_int_equal(get32(o + 8), 604800);
+	assert_memory_equal(o + 16, ip6_h, 8);
+	static const uint8_t zero8[8];
+	assert_memory_equal(o + 24, zero8, 8);
+	o += 32;
+	assert_int_equal(o[2], 45);
+	assert_int_equal(o[3], 0x80); /* on-link only */
+	assert_memory_equal(o + 16, ip6_h, 5);
+	assert_int_equal(o[16 + 5], ip6_h[5] & 0xf8);
+	/* Without MTU, a last advertisement (lifetime 0), no prefixes. */
+	ra.mtu = 0;
+	ra.lifetime_s = 0;
+	ra.nb_prefixes = 0;
+	n = neigh_ra_build(f, sizeof(f), &ra);
+	assert_int_equal(n, 14 + 40 + 16 + 8);
+	assert_int_equal(icmp[6] << 8 | icmp[7], 0);
+	assert_int_equal(icmp6_sum(ip), 0xffff);
+	assert_int_equal(neigh_ra_build(f, (size_t)n - 1, &ra), -ENOSPC);
+	ra.nb_prefixes = NEIGH_RA_PREFIXES_MAX + 1;
+	assert_int_equal(neigh_ra_build(f, sizeof(f), &ra), -EINVAL);
+}
+
 int
 main(void)
 {
@@ -319,6 +486,8 @@ main(void)
 		cmocka_unit_test(test_arp_malformed),
 		cmocka_unit_test(test_nd_round_trip),
 		cmocka_unit_test(test_nd_malformed),
+		cmocka_unit_test(test_rs),
+		cmocka_unit_test(test_ra),
 	};
 	return cmocka_run_group_tests_name("neigh_codec", tests, NULL, NULL);
 }

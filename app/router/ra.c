@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Router advertisements (RFC 4861 section 6.2), on the ports where the
+ * operator turns them on (`link set PORT ra on`): the router offers
+ * itself as the link's default router and its IPv6 prefixes on the port
+ * for stateless address autoconfiguration (RFC 4862), periodically and
+ * in answer to solicitations. On a Linux router radvd does this; DPDK's
+ * ports have no kernel interface for it to run on. Control core only.
+ */
+#include <string.h>
+
+#include <rte_random.h>
+
+#include "log.h"
+#include "neigh.h"
+#include "router.h"
+
+/* RFC 4861's defaults (sections 6.2.1 and 10), as radvd's. */
+#define RA_MAX_INTERVAL_MS 600000u    /* MaxRtrAdvInterval */
+#define RA_MIN_INTERVAL_MS 198000u    /* MinRtrAdvInterval: 0.33 x the max */
+#define RA_LIFETIME_S 1800u           /* AdvDefaultLifetime: 3 x the max */
+#define RA_INITIAL 3u                 /* MAX_INITIAL_RTR_ADVERTISEMENTS */
+#define RA_INITIAL_INTERVAL_MS 16000u /* MAX_INITIAL_RTR_ADVERT_INTERVAL */
+#define RA_MIN_DELAY_MS 3000u         /* MIN_DELAY_BETWEEN_RAS */
+#define RA_MAX_DELAY_MS 500u          /* MAX_RA_DELAY_TIME */
+#define RA_HOP_LIMIT 64               /* AdvCurHopLimit, Linux's default */
+#define PREFIX_VALID_S 2592000u       /* AdvValidLifetime: 30 days */
+#define PREFIX_PREFERRED_S 604800u    /* AdvPreferredLifetime: 7 days */
+
+static uint64_t
+random_ms(uint64_t lo, uint64_t hi)
+{
+	return lo + rte_rand_max(hi - lo + 1);
+}
+
+/* The next unsolicited advertisement after one sent at now: the first
+ * few at most 16 s apart, then uniformly between the two intervals. */
+static void
+schedule(struct rt_ra *ra, uint64_t now)
+{
+	uint64_t wait = random_ms(RA_MIN_INTERVAL_MS, RA_MAX_INTERVAL_MS);
+	if (ra->initial_left > 0) {
+		ra->initial_left--;
+		if (wait > RA_INITIAL_INTERVAL_MS)
+			wait = RA_INITIAL_INTERVAL_MS;
+	}
+	ra->next_ms = now + wait;
+}
+
+static bool
+same_net(const struct fib_prefix *a, const struct fib_prefix *b)
+{
+	if (a->len != b->len)
+		return false;
+	for (unsigned int i = 0; i < 16; i++) {
+		int bits = (int)a->len - 8 * (int)i;
+		uint8_t keep = bits >= 8 ? 0xff : bits <= 0 ? 0 : (uint8_t)(0xff << (8 - bits));
+		if ((a->addr.v6[i] ^ b->addr.v6[i]) & keep)
+			return false;
+	}
+	return true;
+}
+
+/* An advertisement to all nodes on port: the port's link-local address
+ * as source (RFC 4861 6.1.2 makes hosts discard any other), its MTU, and
+ * each prefix of its global IPv6 addresses, autonomous where it is a /64
+ * (RFC 4862 5.5.3 forms addresses only there). @return false if it could
+ * not be sent (no link-local address, no mbuf). */
+static bool
+send_ra(struct router *r, uint16_t port, uint16_t lifetime_s)
+{
+	struct neigh_ra ra = {.eth_dst = {0x33, 0x33, 0, 0, 0, 1},
+			      .dst = {0xff, 0x02, [15] = 1},
+			      .cur_hop_limit = RA_HOP_LIMIT,
+			      .lifetime_s = lifetime_s,
+			      .mtu = r->port[port].mtu};
+	memcpy(ra.eth_src, r->port[port].mac.addr_bytes, 6);
+	bool has_src = false;
+	for (unsigned int i = 0; i < r->nb_addrs; i++) {
+		const struct rt_addr *a = &r->addr[i];
+		if (a->port != port || a->p.family != FIB_AF_INET6)
+			continue;
+		if (rt_prefix_link_local(&a->p)) {
+			if (!has_src)
+				memcpy(ra.src, a->p.addr.v6, 16);
+			has_src = true;
+			continue;
+		}
+		bool seen = false;
+		for (unsigned int k = 0; k < ra.nb_prefixes && !seen; k++) {
+			struct fib_prefix q = {.family = FIB_AF_INET6, .len = ra.prefix[k].len};
+			memcpy(q.addr.v6, ra.prefix[k].addr, 16);
+			seen = same_net(&a->p, &q);
+		}
+		if (seen || ra.nb_prefixes == NEIGH_RA_PREFIXES_MAX)
+			continue;
+		struct neigh_ra_prefix *p = &ra.prefix[ra.nb_prefixes++];
+		memcpy(p->addr, a->p.addr.v6, 16);
+		p->len = a->p.len;
+		p->autonomous = a->p.len == 64;
+		p->valid_s = PREFIX_VALID_S;
+		p->preferred_s = PREFIX_PREFERRED_S;
+	}
+	if (!has_src)
+		return false;
+	struct rte_mbuf *m = rte_pktmbuf_alloc(r->pool);
+	if (m == NULL)
+		return false;
+	const uint16_t room = 14 + 40 + 16 + 8 + 8 + 32 * NEIGH_RA_PREFIXES_MAX;
+	uint8_t *buf = (uint8_t *)rte_pktmbuf_append(m, room);
+	int n = buf ? neigh_ra_build(buf, room, &ra) : -ENOSPC;
+	if (n < 0) {
+		rte_pktmbuf_free(m);
+		return false;
+	}
+	rte_pktmbuf_trim(m, (uint16_t)(room - n));
+	rt_ctl_tx(r, port, m);
+	r->ra_sent++;
+	return true;
+}
+
+void
+rt_ra_set(struct router *r, uint16_t port, bool on)
+{
+	struct rt_ra *ra = &r->ra[port];
+	if (on == ra->on)
+		return;
+	uint64_t now = rt_now_ms();
+	RT_LOG(NOTICE, control, "%s: router advertisements %s", r->port[port].name,
+	       on ? "on" : "off");
+	if (on) {
+		/* The first at once, then RA_INITIAL more closer together
+		 * (6.2.4), and never two within RA_MIN_DELAY_MS. */
+		*ra = (struct rt_ra){.on = true,
+				     .initial_left = RA_INITIAL,
+				     .next_ms = now,
+				     .last_ms = ra->last_ms};
+		return;
+	}
+	/* A last advertisement with lifetime 0, so hosts drop the router
+	 * now rather than when the last one expires (6.2.5). */
+	if (rt_port_up(r, port))
+		(void)send_ra(r, port, 0);
+	ra->on = false;
+}
+
+void
+rt_ra_rs_in(struct router *r, struct rte_mbuf *m, uint16_t in)
+{
+	struct neigh_rs rs;
+	int rc = neigh_rs_parse(rte_pktmbuf_mtod(m, const uint8_t *), rte_pktmbuf_data_len(m), &rs);
+	rte_pktmbuf_free(m);
+	if (rc != 0 || in >= r->nb_ports || !r->ra[in].on) {
+		r->exc_unhandled++; /* malformed, or no advertisements here */
+		return;
+	}
+	r->rs_received++;
+	uint64_t now = rt_now_ms();
+	/* A solicitation from an address updates the neighbour table as an
+	 * NS would (6.2.6); one from :: carries no link-layer address. */
+	if (rs.has_lladdr) {
+		struct neigh_key k = neigh_key(in, NEIGH_AF_INET6, rs.src);
+		neigh_learn(r->neigh, &k, rs.lladdr, now);
+	}
+	/* Answered to all nodes after a random delay of up to 0.5 s, and
+	 * never within 3 s of the last one: solicitations that come
+	 * together get one answer (6.2.6). */
+	struct rt_ra *ra = &r->ra[in];
+	uint64_t due = now + random_ms(0, RA_MAX_DELAY_MS);
+	if (ra->last_ms != 0 && due < ra->last_ms + RA_MIN_DELAY_MS)
+		due = ra->last_ms + RA_MIN_DELAY_MS;
+	if (ra->answer_ms == 0 || due < ra->answer_ms)
+		ra->answer_ms = due;
+}
+
+void
+rt_ra_timer(struct router *r, uint64_t now)
+{
+	for (uint16_t p = 0; p < r->nb_ports; p++) {
+		struct rt_ra *ra = &r->ra[p];
+		if (!ra->on)
+			continue;
+		bool answer = ra->answer_ms != 0 && now >= ra->answer_ms;
+		if (!answer && now < ra->next_ms)
+			continue;
+		if (ra->last_ms != 0 && now < ra->last_ms + RA_MIN_DELAY_MS) {
+			ra->next_ms = ra->last_ms + RA_MIN_DELAY_MS;
+			continue;
+		}
+		ra->answer_ms = 0;
+		if (!rt_port_up(r, p) || !send_ra(r, p, RA_LIFETIME_S)) {
+			ra->next_ms = now + 1000; /* down, or no link-local address: later */
+			continue;
+		}
+		ra->last_ms = now;
+		/* Any multicast advertisement restarts the periodic timer. */
+		schedule(ra, now);
+	}
+}
