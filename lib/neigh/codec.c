@@ -179,6 +179,28 @@ neigh_nd_build(uint8_t *buf, size_t len, const struct neigh_nd *m)
 	return (int)total;
 }
 
+/* The options of an ND message of plen bytes, from off: each has a
+ * length in 8-byte units, never 0, and must fit (RFC 4861 4.6); the
+ * link-layer address option of type want, if there, is an Ethernet
+ * address (6 bytes, one unit). @return 0 or -EINVAL. */
+static int
+lladdr_option(const uint8_t *icmp, size_t off, size_t plen, uint8_t want, bool *has, uint8_t mac[6])
+{
+	while (off < plen) {
+		if (plen - off < 2 || icmp[off + 1] == 0 || (size_t)icmp[off + 1] * 8 > plen - off)
+			return -EINVAL;
+		size_t olen = (size_t)icmp[off + 1] * 8;
+		if (icmp[off] == want) {
+			if (olen != OPT_LEN)
+				return -EINVAL;
+			*has = true;
+			memcpy(mac, icmp + off + 2, 6);
+		}
+		off += olen;
+	}
+	return 0;
+}
+
 int
 neigh_nd_parse(const uint8_t *buf, size_t len, struct neigh_nd *m)
 {
@@ -212,20 +234,9 @@ neigh_nd_parse(const uint8_t *buf, size_t len, struct neigh_nd *m)
 		if ((m->flags & NEIGH_F_SOLICITED) && m->dst[0] == 0xff)
 			return -EINVAL; /* solicited yet sent to multicast */
 	}
-	/* Options: each has a length in 8-byte units, never 0, and must fit. */
-	uint8_t want = m->type == NEIGH_ND_NS ? OPT_SLLA : OPT_TLLA;
-	for (size_t off = ND_LEN; off < plen;) {
-		if (plen - off < 2 || icmp[off + 1] == 0 || (size_t)icmp[off + 1] * 8 > plen - off)
-			return -EINVAL;
-		size_t olen = (size_t)icmp[off + 1] * 8;
-		if (icmp[off] == want) {
-			if (olen != OPT_LEN)
-				return -EINVAL; /* Ethernet addresses are 6 bytes */
-			m->has_lladdr = true;
-			memcpy(m->lladdr, icmp + off + 2, 6);
-		}
-		off += olen;
-	}
+	if (lladdr_option(icmp, ND_LEN, plen, m->type == NEIGH_ND_NS ? OPT_SLLA : OPT_TLLA,
+			  &m->has_lladdr, m->lladdr) != 0)
+		return -EINVAL;
 	/* From the unspecified address (duplicate address detection) an NS
 	 * carries no source link-layer option (7.1.1). */
 	if (m->type == NEIGH_ND_NS && all_zero(m->src, 16) && m->has_lladdr)
@@ -264,18 +275,8 @@ neigh_rs_parse(const uint8_t *buf, size_t len, struct neigh_rs *m)
 	memset(m, 0, sizeof(*m));
 	memcpy(m->eth_src, buf + 6, 6);
 	memcpy(m->src, ip + 8, 16);
-	for (size_t off = RS_LEN; off < plen;) {
-		if (plen - off < 2 || icmp[off + 1] == 0 || (size_t)icmp[off + 1] * 8 > plen - off)
-			return -EINVAL;
-		size_t olen = (size_t)icmp[off + 1] * 8;
-		if (icmp[off] == OPT_SLLA) {
-			if (olen != OPT_LEN)
-				return -EINVAL;
-			m->has_lladdr = true;
-			memcpy(m->lladdr, icmp + off + 2, 6);
-		}
-		off += olen;
-	}
+	if (lladdr_option(icmp, RS_LEN, plen, OPT_SLLA, &m->has_lladdr, m->lladdr) != 0)
+		return -EINVAL;
 	if (all_zero(m->src, 16) && m->has_lladdr)
 		return -EINVAL; /* 6.1.1: no link-layer option from :: */
 	return 0;
