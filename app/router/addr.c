@@ -72,11 +72,30 @@ find(const struct router *r, uint16_t port, const struct fib_prefix *p)
 	return -1;
 }
 
+/* Whether p can be a port's address: a unicast address. Not the
+ * unspecified address, loopback, multicast or (IPv4) 0/8 and the limited
+ * broadcast address: the datapath takes each of those for a martian or
+ * a group, and 0.0.0.0/0 would make every destination on-link. */
+static bool
+unicast(const struct fib_prefix *p)
+{
+	if (p->family == FIB_AF_INET) {
+		uint32_t first = p->addr.v4 >> 24;
+		return first != 0 && first != 127 && (first < 224 || first > 239) &&
+		       p->addr.v4 != 0xffffffffu;
+	}
+	static const uint8_t zero[16];
+	const uint8_t *a = p->addr.v6;
+	return a[0] != 0xff && !(memcmp(a, zero, 15) == 0 && (a[15] == 0 || a[15] == 1));
+}
+
 int
 rt_addr_add(struct router *r, uint16_t port, const struct fib_prefix *p)
 {
 	if (port >= r->nb_ports)
 		return -ENODEV;
+	if (!unicast(p))
+		return -EADDRNOTAVAIL;
 	if (find(r, port, p) >= 0)
 		return -EEXIST;
 	if (r->nb_addrs == RT_MAX_ADDRS)
@@ -156,20 +175,52 @@ rt_addr_del(struct router *r, uint16_t port, const struct fib_prefix *p)
 		if (prefix_same(&r->addr[k].p, p))
 			host_used = true;
 	}
+	/* Only the address's own routes (proto kernel) go: an operator's
+	 * route that holds the same prefix and metric stays. */
+	struct fib_route got;
 	if (!host_used) {
 		struct fib_route local = {.dst = host(p), .metric = 0};
-		fib_route_del(r->fib, &local, false);
+		if (fib_route_get(r->fib, &local, false, &got) == 0 &&
+		    got.origin == RT_ORIGIN_KERNEL)
+			fib_route_del(r->fib, &local, false);
 	}
 	if (!net_used) {
-		struct fib_route conn = {.dst = net, .metric = v4 ? 0 : 256}, got, bcast;
+		struct fib_route conn = {.dst = net, .metric = v4 ? 0 : 256}, bcast;
 		if (fib_route_get(r->fib, &conn, false, &got) == 0 &&
-		    fib_route_del(r->fib, &conn, false) == 0)
+		    got.origin == RT_ORIGIN_KERNEL && fib_route_del(r->fib, &conn, false) == 0)
 			nh_unref(r->nh, got.nh);
 		if (broadcast_route(p, &bcast) && fib_route_get(r->fib, &bcast, false, &got) == 0 &&
-		    got.type == FIB_RT_BROADCAST)
+		    got.origin == RT_ORIGIN_KERNEL && got.type == FIB_RT_BROADCAST)
 			fib_route_del(r->fib, &bcast, false);
 	}
 	return 0;
+}
+
+unsigned int
+rt_addr_routes(const struct router *r, struct fib_route *out, unsigned int max)
+{
+	unsigned int n = 0;
+	for (unsigned int i = 0; i < r->nb_addrs; i++) {
+		const struct fib_prefix *p = &r->addr[i].p;
+		if (rt_prefix_link_local(p))
+			continue;
+		struct fib_route k[3] = {
+			{.dst = host(p), .type = FIB_RT_LOCAL},
+			{.dst = network(p), .metric = p->family == FIB_AF_INET ? 0 : 256}};
+		unsigned int nk = 2 + broadcast_route(p, &k[2]);
+		for (unsigned int j = 0; j < nk; j++) {
+			bool seen = false;
+			for (unsigned int m = 0; m < n && m < max && !seen; m++)
+				seen = prefix_same(&out[m].dst, &k[j].dst) &&
+				       out[m].metric == k[j].metric;
+			if (seen)
+				continue;
+			if (n < max)
+				out[n] = k[j];
+			n++;
+		}
+	}
+	return n;
 }
 
 bool

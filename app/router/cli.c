@@ -509,6 +509,8 @@ cmd_addr(struct cli *c)
 	rc = add ? rt_addr_add(r, port, &p) : rt_addr_del(r, port, &p);
 	if (rc == -EEXIST)
 		return cli_fail(c, EEXIST, "%s: address already assigned", what);
+	if (rc == -EADDRNOTAVAIL && add)
+		return cli_fail(c, EINVAL, "%s: not a unicast address a port can have", what);
 	if (rc == -EADDRNOTAVAIL)
 		return cli_fail(c, EADDRNOTAVAIL, "%s: address not assigned", what);
 	if (rc < 0)

@@ -150,9 +150,13 @@ parse_route(struct cli *c, const char *what, struct route_args *a, bool need_pre
 			rc = cli_parse_table(c, cli_next(c), &a->r.table);
 		} else if (strcmp(w, "proto") == 0 || strcmp(w, "protocol") == 0) {
 			rc = parse_origin(c, cli_next(c), &a->r.origin);
-			if (rc == 0 && a->r.origin == RT_ORIGIN_NEIGH)
+			/* kernel marks the addresses' routes, neigh the
+			 * neighbours' host routes: show, flush and save tell
+			 * the router's own routes by them. */
+			if (rc == 0 &&
+			    (a->r.origin == RT_ORIGIN_NEIGH || a->r.origin == RT_ORIGIN_KERNEL))
 				rc = cli_fail(c, EINVAL, "%s: proto %u is the router's own", what,
-					      RT_ORIGIN_NEIGH);
+					      a->r.origin);
 		} else if (strcmp(w, "onlink") == 0) {
 			a->onlink = true;
 		} else if (strcmp(w, "nexthop") == 0) {
@@ -1037,15 +1041,36 @@ route_get(struct cli *c)
  * routes. The metric always (an IPv6 route without one gets 1024); a
  * prefix of length 0 as one (`default` would leave the family to the
  * gateway). */
+struct save_ctx {
+	struct cli *c;
+	struct fib_route own[3 * RT_MAX_ADDRS]; /* the addresses' routes */
+	unsigned int nb_own;
+};
+
+/* Whether rt takes the (table, prefix, metric) of one of the addresses'
+ * own routes: the saved file adds the addresses first, so it must
+ * replace that route. */
+static bool
+address_key(const struct save_ctx *s, const struct fib_route *rt)
+{
+	for (unsigned int i = 0; i < s->nb_own; i++)
+		if (rt->table == FIB_TABLE_MAIN && rt->metric == s->own[i].metric &&
+		    rt->dst.len == s->own[i].dst.len && prefix_within(&rt->dst, &s->own[i].dst))
+			return true;
+	return false;
+}
+
 static int
 save_route(const struct fib_route *rt, void *arg)
 {
-	struct cli *c = arg;
+	struct save_ctx *s = arg;
+	struct cli *c = s->c;
 	if (rt->origin == RT_ORIGIN_KERNEL || rt->origin == RT_ORIGIN_NEIGH)
 		return 0;
 	char dst[64], ob[8];
-	rt_buf_printf(c->out, "route add %s%s%s", rt->type ? type_names[rt->type] : "",
-		      rt->type ? " " : "", cli_fmt_prefix(&rt->dst, dst, sizeof(dst)));
+	rt_buf_printf(c->out, "route %s %s%s%s", address_key(s, rt) ? "replace" : "add",
+		      rt->type ? type_names[rt->type] : "", rt->type ? " " : "",
+		      cli_fmt_prefix(&rt->dst, dst, sizeof(dst)));
 	struct nh_info nh;
 	if (rt->type == FIB_RT_UNICAST && nh_get(c->r->nh, rt->nh, &nh) == 0) {
 		if (nh.spec.id != 0) {
@@ -1075,8 +1100,21 @@ save_route(const struct fib_route *rt, void *arg)
 void
 cli_route_save(struct cli *c)
 {
+	static struct save_ctx s; /* large; the control core is single-threaded */
+	s.c = c;
+	s.nb_own = RTE_MIN(rt_addr_routes(c->r, s.own, RTE_DIM(s.own)), RTE_DIM(s.own));
 	const struct route_filter f = {.all = true};
-	filter_walk(c, &f, save_route, c);
+	filter_walk(c, &f, save_route, &s);
+	/* The addresses' routes an operator deleted: deleted again. */
+	for (unsigned int i = 0; i < s.nb_own; i++) {
+		struct fib_route got, *k = &s.own[i];
+		k->table = FIB_TABLE_MAIN;
+		if (fib_route_get(c->r->fib, k, false, &got) == 0)
+			continue;
+		char dst[64];
+		rt_buf_printf(c->out, "route del %s metric %u\n",
+			      cli_fmt_prefix(&k->dst, dst, sizeof(dst)), k->metric);
+	}
 }
 
 int
@@ -1307,12 +1345,22 @@ show_rule(const struct fib_rule *ru, void *arg)
 
 /* A rule as the rule add line that recreates it (the implicit main rule
  * is not one to add). */
+struct rule_save {
+	struct cli *c;
+	bool main_seen;
+};
+
 static int
 save_rule(const struct fib_rule *ru, void *arg)
 {
-	struct cli *c = arg;
-	if (ru->priority == FIB_RULE_PRIO_MAIN)
+	struct rule_save *s = arg;
+	struct cli *c = s->c;
+	/* The implicit main rule comes first among those of its priority;
+	 * an operator's rules of that priority are saved like any other. */
+	if (ru->priority == FIB_RULE_PRIO_MAIN && !s->main_seen) {
+		s->main_seen = true;
 		return 0;
+	}
 	static const char *const acts[] = {"table", "blackhole", "unreachable", "prohibit", "goto"};
 	char src[64];
 	rt_buf_printf(c->out, "%srule add priority %u", ru->family == FIB_AF_INET6 ? "-6 " : "",
@@ -1332,8 +1380,9 @@ save_rule(const struct fib_rule *ru, void *arg)
 void
 cli_rule_save(struct cli *c)
 {
-	fib_rule_walk(c->r->fib, FIB_AF_INET, save_rule, c);
-	fib_rule_walk(c->r->fib, FIB_AF_INET6, save_rule, c);
+	struct rule_save s4 = {.c = c}, s6 = {.c = c};
+	fib_rule_walk(c->r->fib, FIB_AF_INET, save_rule, &s4);
+	fib_rule_walk(c->r->fib, FIB_AF_INET6, save_rule, &s6);
 }
 
 int

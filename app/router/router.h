@@ -370,6 +370,10 @@ void rt_ra_timer(struct router *r, uint64_t now_ms);
 /* addr.c */
 int rt_addr_add(struct router *r, uint16_t port, const struct fib_prefix *p);
 int rt_addr_del(struct router *r, uint16_t port, const struct fib_prefix *p);
+/* The routes the addresses install (local, connected, broadcast; main
+ * table), each (prefix, metric) once, in out[0..max): @return how many
+ * there are. Their type is set, their nexthop not. */
+unsigned int rt_addr_routes(const struct router *r, struct fib_route *out, unsigned int max);
 /* The IPv6 link-local address every port gets from its MAC (modified
  * EUI-64, RFC 4291 2.5.1), as Linux gives every interface. */
 struct fib_prefix rt_port_link_local(const struct router *r, uint16_t port);
