@@ -45,14 +45,6 @@ cfg -6 rule add priority 100 from 2001:db8:1::/64 table 100
 cfg link set port0 mtu 1500
 cfg link set port0 ra on
 
-snapshot() {
-	for what in "link show" "addr show" "route show table all" "-6 route show table all" \
-		"rule show" "-6 rule show" "nexthop show" "neigh show nud permanent"; do
-		echo "== $what"
-		# shellcheck disable=SC2086
-		rc $what
-	done
-}
 rc save >"$WORK/saved"
 snapshot >"$WORK/before"
 echo "  saved $(wc -l <"$WORK/saved") lines"

@@ -50,6 +50,17 @@ expect_out() {
 	fi
 }
 
+# Everything an operator configures, as routerd shows it: for comparing
+# a router with itself restarted from a saved file.
+snapshot() {
+	for what in "link show" "addr show" "route show table all" "-6 route show table all" \
+		"rule show" "-6 rule show" "nexthop show" "neigh show nud permanent"; do
+		echo "== $what"
+		# shellcheck disable=SC2086
+		rc $what
+	done
+}
+
 # A counter from `stats` (e.g. "drop bad_checksum").
 stat() { rc stats | awk -v g="$1" -v n="$2" '$1 == g && $2 == n { print $3 }'; }
 
