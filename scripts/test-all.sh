@@ -5,7 +5,7 @@
 set -uo pipefail
 build=${1:-build}
 build_san=${2:-build-san}
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 
 passed=0
 failed=0
@@ -55,26 +55,43 @@ meson_counts "$build"
 
 # Integration tests: each check inside a script counts as a test; a
 # script that dies before its summary line counts as one failure.
-for t in tests/integration/[0-9]*.sh; do
-	[ -e "$t" ] || continue
-	phase "integration: $t"
-	bash "$t" "$build" 2>&1 | tee "$build/integration.log"
+integration() {
+	local t=$1 b=$2
+	phase "integration: $t ($b)"
+	bash "$t" "$b" 2>&1 | tee "$b/integration.log"
 	st=${PIPESTATUS[0]}
-	line=$(grep -E '^  [0-9]+ of [0-9]+ checks passed' "$build/integration.log" | tail -1)
+	line=$(grep -E '^  [0-9]+ of [0-9]+ checks passed' "$b/integration.log" | tail -1)
 	if [ -n "$line" ]; then
 		ok=$(echo "$line" | awk '{print $1}')
 		all=$(echo "$line" | awk '{print $3}')
 		passed=$((passed + ok))
 		failed=$((failed + all - ok))
-		[ "$ok" -eq "$all" ] && [ "$st" -eq 0 ] || failures+=("$t")
+		[ "$ok" -eq "$all" ] && [ "$st" -eq 0 ] || failures+=("$t ($b)")
 		if [ "$st" -ne 0 ] && [ "$ok" -eq "$all" ]; then
 			failed=$((failed + 1))
 		fi
 	else
 		failed=$((failed + 1))
-		failures+=("$t")
+		failures+=("$t ($b)")
 	fi
+}
+
+for t in tests/integration/[0-9]*.sh; do
+	[ -e "$t" ] || continue
+	integration "$t" "$build"
 done
+
+# routerd itself under the sanitizers, on the tests that feed it the most
+# hostile input: malformed packets (03), router solicitations (12) and
+# random commands (13). An error aborts routerd, which fails the checks
+# after it. (Leak checks off: DPDK keeps its memory to the end.)
+if [ -x "$build_san/app/routerd" ]; then
+	for t in tests/integration/03_malformed.sh tests/integration/12_router_adv.sh \
+		tests/integration/13_cli_fuzz.sh; do
+		ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
+			UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 integration "$t" "$build_san"
+	done
+fi
 
 echo
 if [ "$failed" -gt 0 ]; then

@@ -222,7 +222,8 @@ walk_by_id(struct cli *c, int (*fn)(const struct nh_info *, void *), void *arg)
 		nh_walk(c->r->nh, fn, arg);
 		return;
 	}
-	qsort(l.ids, l.n, sizeof(*l.ids), cmp_id);
+	if (l.n > 1) /* qsort's base must not be NULL, even for none */
+		qsort(l.ids, l.n, sizeof(*l.ids), cmp_id);
 	for (size_t i = 0; i < l.n; i++) {
 		uint32_t idx;
 		struct nh_info n;
