@@ -226,7 +226,7 @@ rt_control_run(struct router *r)
 	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = NULL};
 	epoll_ctl(epfd, EPOLL_CTL_ADD, listen_fd, &ev);
 	uint64_t next_timer = 0, next_touch = 0;
-	while (!r->quit) {
+	while (!r->stop) {
 		struct epoll_event evs[32];
 		int n = epoll_wait(epfd, evs, 32, 1);
 		for (int i = 0; i < n; i++) {
@@ -272,6 +272,12 @@ rt_control_run(struct router *r)
 		fib_reclaim(r->fib);
 		nh_reclaim(r->nh);
 	}
+	/* What must go out before the workers stop: worker 0 sends what
+	 * the control core queues, so wait (briefly) for the ring to empty. */
+	rt_ra_shutdown(r);
+	for (int ms = 0; ms < 200 && !rte_ring_empty(r->ctl_tx); ms++)
+		rte_delay_us_sleep(1000);
+	rte_delay_us_sleep(2000); /* the round that took them flushes them */
 	for (int i = 0; i < RT_CLIENTS_MAX; i++)
 		if (clients[i] != NULL)
 			client_close(clients[i]);

@@ -29,7 +29,7 @@ on_signal(int sig)
 {
 	(void)sig;
 	if (running != NULL)
-		running->quit = 1;
+		running->stop = 1;
 }
 
 static int

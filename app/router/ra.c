@@ -197,3 +197,10 @@ rt_ra_timer(struct router *r, uint64_t now)
 		schedule(ra, now);
 	}
 }
+
+void
+rt_ra_shutdown(struct router *r)
+{
+	for (uint16_t p = 0; p < r->nb_ports; p++)
+		rt_ra_set(r, p, false);
+}

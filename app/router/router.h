@@ -209,7 +209,8 @@ struct router {
 	struct rt_dev_counters {
 		uint64_t missed, nombuf, rx_errors, tx_errors;
 	} base_dev[RT_MAX_PORTS];
-	volatile int quit;
+	volatile int stop; /* a signal: the control core winds down */
+	volatile int quit; /* then the workers stop (main sets it) */
 };
 
 /* An IPv6 link-local address (fe80::/10, RFC 4291 2.5.6), in network
@@ -366,6 +367,9 @@ bool rt_local_closed6(struct router *r, struct rte_mbuf *m, uint16_t in);
 void rt_ra_set(struct router *r, uint16_t port, bool on);
 void rt_ra_rs_in(struct router *r, struct rte_mbuf *m, uint16_t in);
 void rt_ra_timer(struct router *r, uint64_t now_ms);
+/* Stopping: a last advertisement (lifetime 0) on every port that sends
+ * them, so hosts stop using the router now, not in 30 minutes. */
+void rt_ra_shutdown(struct router *r);
 
 /* addr.c */
 int rt_addr_add(struct router *r, uint16_t port, const struct fib_prefix *p);

@@ -71,4 +71,12 @@ check "h1 dropped the default route at once (a last RA, lifetime 0)" \
 expect_out "a refused value" "'ra on\\|off' expected" bash -c "! $BUILD/app/routerctl -S $SOCK link set port0 ra maybe"
 rc link set port0 mtu 1500
 
+echo "routerd stops"
+rc link set port0 ra on
+check "h1 takes the router again" \
+	until_ok bash -c "ip netns exec $(ns_host h1) ip -6 route show default | grep -q 'via $ll'"
+ns_stop_router
+check "routerd stopping sent a last advertisement: h1 dropped the router at once" \
+	until_ok bash -c "! ip netns exec $(ns_host h1) ip -6 route show default | grep -q ."
+
 done_tests
