@@ -3,8 +3,8 @@
  * The command language, as iproute2's: `OBJECT COMMAND ARGS`, objects and
  * commands abbreviable ("r a" is "route add"). This file holds the
  * tokenizer, the parsers every command uses, dispatch, and the link, addr
- * and stats commands; routes and rules are in cli_route.c, nexthops and
- * neighbours in cli_nh.c. A command either applies whole or fails with one
+ * stats and save commands; routes are in cli_route.c, rules in
+ * cli_rule.c, nexthops and neighbours in cli_nh.c. A command either applies whole or fails with one
  * line naming what was wrong.
  */
 #include <arpa/inet.h>
@@ -230,6 +230,101 @@ cli_fmt_table(uint32_t table, char *buf, size_t len)
 		snprintf(buf, len, "main");
 	else
 		snprintf(buf, len, "%u", table);
+	return buf;
+}
+
+/* Selectors of packets, shared by route get and rules. */
+
+/* An input port for rules and route get: a port, or `lo` for the router's
+ * own packets (Linux's loopback). */
+int
+cli_parse_iif(struct cli *c, const char *s, uint16_t *iif)
+{
+	if (s != NULL && strcmp(s, "lo") == 0) {
+		*iif = FIB_IIF_LOCAL;
+		return 0;
+	}
+	return cli_parse_port(c, s, iif);
+}
+
+const char *
+cli_iif_name(const struct router *r, uint16_t iif)
+{
+	return iif == FIB_IIF_LOCAL ? "lo" : r->port[iif].name;
+}
+
+/* ipproto NAME|N: the protocols rules are written with, as ip-rule(8)
+ * takes them, or a number. */
+static const struct {
+	const char *name;
+	uint8_t proto;
+} protos[] = {{"icmp", 1},       {"tcp", 6},     {"udp", 17},
+	      {"ipv6-icmp", 58}, {"icmpv6", 58}, {"sctp", 132}};
+
+int
+cli_parse_proto(struct cli *c, const char *s, uint8_t *out)
+{
+	if (s == NULL)
+		return cli_fail(c, EINVAL, "ipproto: missing value");
+	for (unsigned int i = 0; i < RTE_DIM(protos); i++)
+		if (strcmp(s, protos[i].name) == 0) {
+			*out = protos[i].proto;
+			return 0;
+		}
+	uint32_t v = 0;
+	int rc = cli_parse_u32(c, "ipproto", s, 255, &v);
+	if (rc == 0 && v == 0)
+		rc = cli_fail(c, EINVAL, "ipproto: 0 is not a protocol");
+	*out = (uint8_t)v;
+	return rc;
+}
+
+const char *
+cli_proto_name(uint8_t p, char *buf, size_t len)
+{
+	for (unsigned int i = 0; i < RTE_DIM(protos); i++)
+		if (protos[i].proto == p) {
+			snprintf(buf, len, "%s", protos[i].name);
+			return buf;
+		}
+	snprintf(buf, len, "%u", p);
+	return buf;
+}
+
+/* sport|dport N or N-M. */
+int
+cli_parse_ports(struct cli *c, const char *what, const char *s, uint16_t *lo, uint16_t *hi)
+{
+	if (s == NULL)
+		return cli_fail(c, EINVAL, "%s: missing value", what);
+	char a[16];
+	const char *dash = strchr(s, '-');
+	size_t n = dash ? (size_t)(dash - s) : strlen(s);
+	if (n == 0 || n >= sizeof(a))
+		return cli_fail(c, EINVAL, "%s: '%s' is not a port or range", what, s);
+	memcpy(a, s, n);
+	a[n] = 0;
+	uint32_t l = 0, h = 0;
+	int rc = cli_parse_u32(c, what, a, 65535, &l);
+	if (rc == 0)
+		rc = cli_parse_u32(c, what, dash ? dash + 1 : a, 65535, &h);
+	if (rc == 0 && h < l)
+		rc = cli_fail(c, EINVAL, "%s: range %u-%u is empty", what, l, h);
+	*lo = (uint16_t)l;
+	*hi = (uint16_t)h;
+	return rc;
+}
+
+/* A rule's port range for show: NULL when it is any. */
+const char *
+cli_ports_fmt(uint16_t lo, uint16_t hi, char *buf, size_t len)
+{
+	if (lo == 0 && (hi == 0 || hi == 0xffff))
+		return NULL;
+	if (lo == hi)
+		snprintf(buf, len, "%u", lo);
+	else
+		snprintf(buf, len, "%u-%u", lo, hi);
 	return buf;
 }
 

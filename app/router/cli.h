@@ -42,6 +42,16 @@ int cli_parse_port(struct cli *c, const char *s, uint16_t *port);
 int cli_parse_mac(struct cli *c, const char *s, uint8_t mac[6]);
 int cli_parse_table(struct cli *c, const char *s, uint32_t *table);
 
+/* Packet selectors (route get, rules): an input port or `lo`; an IP
+ * protocol by name or number; a port or an N-M range. */
+int cli_parse_iif(struct cli *c, const char *s, uint16_t *iif);
+const char *cli_iif_name(const struct router *r, uint16_t iif);
+int cli_parse_proto(struct cli *c, const char *s, uint8_t *out);
+const char *cli_proto_name(uint8_t p, char *buf, size_t len);
+int cli_parse_ports(struct cli *c, const char *what, const char *s, uint16_t *lo, uint16_t *hi);
+/* A port range to show: NULL when it is any. */
+const char *cli_ports_fmt(uint16_t lo, uint16_t hi, char *buf, size_t len);
+
 /* Formatting. */
 const char *cli_fmt_prefix(const struct fib_prefix *p, char *buf, size_t len);
 const char *cli_fmt_addr(uint8_t family, const void *addr, char *buf, size_t len);
