@@ -471,6 +471,7 @@ cmd_link(struct cli *c)
 		RT_LOG(NOTICE, control, "%s: mtu %u -> %u", r->port[port].name, r->port[port].mtu,
 		       mtu);
 		r->port[port].mtu = (uint16_t)mtu;
+		rt_ra_changed(r, port);
 	}
 	if (up != rt_port_up(r, port)) {
 		RT_LOG(NOTICE, control, "%s: %s", r->port[port].name, up ? "up" : "down");
@@ -523,6 +524,7 @@ addr_flush(struct cli *c)
 		if ((rc = rt_addr_del(r, port, &a.p)) < 0)
 			return cli_fail(c, -rc, "addr flush: %s", strerror(-rc));
 	}
+	rt_ra_changed(r, port);
 	return 0;
 }
 
@@ -610,6 +612,7 @@ cmd_addr(struct cli *c)
 		return cli_fail(c, EADDRNOTAVAIL, "%s: address not assigned", what);
 	if (rc < 0)
 		return cli_fail(c, -rc, "%s: %s", what, strerror(-rc));
+	rt_ra_changed(r, port);
 	return 0;
 }
 

@@ -204,3 +204,15 @@ rt_ra_shutdown(struct router *r)
 	for (uint16_t p = 0; p < r->nb_ports; p++)
 		rt_ra_set(r, p, false);
 }
+
+void
+rt_ra_changed(struct router *r, uint16_t port)
+{
+	struct rt_ra *ra = &r->ra[port];
+	if (!ra->on)
+		return;
+	/* What is advertised changed: a few advertisements now, as at the
+	 * start (6.2.4), within the 3 s spacing rt_ra_timer keeps. */
+	ra->initial_left = RA_INITIAL;
+	ra->next_ms = rt_now_ms();
+}

@@ -367,6 +367,8 @@ bool rt_local_closed6(struct router *r, struct rte_mbuf *m, uint16_t in);
 void rt_ra_set(struct router *r, uint16_t port, bool on);
 void rt_ra_rs_in(struct router *r, struct rte_mbuf *m, uint16_t in);
 void rt_ra_timer(struct router *r, uint64_t now_ms);
+/* The port's addresses or MTU changed: advertise them soon. */
+void rt_ra_changed(struct router *r, uint16_t port);
 /* Stopping: a last advertisement (lifetime 0) on every port that sends
  * them, so hosts stop using the router now, not in 30 minutes. */
 void rt_ra_shutdown(struct router *r);

@@ -64,6 +64,10 @@ check "h1 reaches h2 by it" h1 ping -6 -c 2 -i 0.2 -W 2 2001:db8:2::2
 slaac=$(h1 ip -6 addr show dev h1-r | awk '$2 ~ /^2001:db8:1:0:/ && /dynamic/ { sub("/.*", "", $2); print $2 }')
 check "... from its SLAAC address too" h1 ping -6 -c 2 -i 0.2 -W 2 -I "$slaac" 2001:db8:2::2
 
+check "a prefix added to the port" rc addr add 2001:db8:77::1/64 dev port0
+check "is advertised within seconds: h1 forms an address in it" \
+	until_ok bash -c "ip netns exec $(ns_host h1) ip -6 addr show dev h1-r | grep -q 'inet6 2001:db8:77:0:.*/64 scope global dynamic'"
+
 echo "ra off"
 check "link set port0 ra off" rc link set port0 ra off
 check "h1 dropped the default route at once (a last RA, lifetime 0)" \
