@@ -192,6 +192,8 @@ rt_addr_del(struct router *r, uint16_t port, const struct fib_prefix *p)
 		if (broadcast_route(p, &bcast) && fib_route_get(r->fib, &bcast, false, &got) == 0 &&
 		    got.origin == RT_ORIGIN_KERNEL && got.type == FIB_RT_BROADCAST)
 			fib_route_del(r->fib, &bcast, false);
+		if (!v4)
+			rt_ra_prefix_gone(r, port, &net);
 	}
 	return 0;
 }

@@ -101,6 +101,30 @@ send_ra(struct router *r, uint16_t port, uint16_t lifetime_s)
 		p->valid_s = PREFIX_VALID_S;
 		p->preferred_s = PREFIX_PREFERRED_S;
 	}
+	/* Prefixes gone from the port: preferred and valid lifetimes 0, so
+	 * hosts deprecate their addresses there at once (a host keeps a
+	 * valid one two more hours, RFC 4862 5.5.3 e). */
+	struct rt_ra *st = &r->ra[port];
+	unsigned int current = ra.nb_prefixes;
+	for (unsigned int g = 0; g < RTE_DIM(st->gone); g++) {
+		struct rt_ra_gone *x = &st->gone[g];
+		struct fib_prefix q = {.family = FIB_AF_INET6, .len = x->len};
+		memcpy(q.addr.v6, x->addr, 16);
+		for (unsigned int k = 0; k < current && x->left; k++) {
+			struct fib_prefix c = {.family = FIB_AF_INET6, .len = ra.prefix[k].len};
+			memcpy(c.addr.v6, ra.prefix[k].addr, 16);
+			if (same_net(&q, &c))
+				x->left = 0; /* back on the port */
+		}
+		if (x->left == 0 || ra.nb_prefixes == NEIGH_RA_PREFIXES_MAX)
+			continue;
+		struct neigh_ra_prefix *p = &ra.prefix[ra.nb_prefixes++];
+		memcpy(p->addr, x->addr, 16);
+		p->len = x->len;
+		p->autonomous = x->len == 64;
+		p->valid_s = p->preferred_s = 0;
+		x->left--;
+	}
 	if (!has_src)
 		return false;
 	struct rte_mbuf *m = rte_pktmbuf_alloc(r->pool);
@@ -215,4 +239,27 @@ rt_ra_changed(struct router *r, uint16_t port)
 	 * start (6.2.4), within the 3 s spacing rt_ra_timer keeps. */
 	ra->initial_left = RA_INITIAL;
 	ra->next_ms = rt_now_ms();
+}
+
+void
+rt_ra_prefix_gone(struct router *r, uint16_t port, const struct fib_prefix *p)
+{
+	struct rt_ra *ra = &r->ra[port];
+	if (!ra->on)
+		return;
+	struct rt_ra_gone *slot = &ra->gone[0];
+	for (unsigned int g = 0; g < RTE_DIM(ra->gone); g++) {
+		struct fib_prefix q = {.family = FIB_AF_INET6, .len = ra->gone[g].len};
+		memcpy(q.addr.v6, ra->gone[g].addr, 16);
+		if (ra->gone[g].left != 0 && same_net(p, &q)) {
+			slot = &ra->gone[g];
+			break;
+		}
+		if (ra->gone[g].left < slot->left)
+			slot = &ra->gone[g]; /* a free one, else the nearest done */
+	}
+	memcpy(slot->addr, p->addr.v6, 16);
+	slot->len = p->len;
+	slot->left = RA_INITIAL;
+	rt_ra_changed(r, port);
 }

@@ -195,6 +195,13 @@ struct router {
 		uint64_t next_ms;     /* the next unsolicited one */
 		uint64_t last_ms;     /* the last one sent: 3 s apart at least */
 		uint64_t answer_ms;   /* one due in answer to solicitations, or 0 */
+		/* Prefixes the port lost: advertised with lifetimes 0 in the
+		 * next few, so hosts stop using their addresses in them. */
+		struct rt_ra_gone {
+			uint8_t addr[16];
+			uint8_t len;
+			uint8_t left; /* advertisements still to carry it; 0: free */
+		} gone[8];
 	} ra[RT_MAX_PORTS];
 	uint64_t out_no_route; /* own packets with no usable route */
 	uint64_t fragments;    /* fragments sent for packets too big (frag.c) */
@@ -369,6 +376,8 @@ void rt_ra_rs_in(struct router *r, struct rte_mbuf *m, uint16_t in);
 void rt_ra_timer(struct router *r, uint64_t now_ms);
 /* The port's addresses or MTU changed: advertise them soon. */
 void rt_ra_changed(struct router *r, uint16_t port);
+/* The port no longer has an address in the IPv6 prefix p. */
+void rt_ra_prefix_gone(struct router *r, uint16_t port, const struct fib_prefix *p);
 /* Stopping: a last advertisement (lifetime 0) on every port that sends
  * them, so hosts stop using the router now, not in 30 minutes. */
 void rt_ra_shutdown(struct router *r);

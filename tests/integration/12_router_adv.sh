@@ -68,6 +68,12 @@ check "a prefix added to the port" rc addr add 2001:db8:77::1/64 dev port0
 check "is advertised within seconds: h1 forms an address in it" \
 	until_ok bash -c "ip netns exec $(ns_host h1) ip -6 addr show dev h1-r | grep -q 'inet6 2001:db8:77:0:.*/64 scope global dynamic'"
 
+check "the prefix removed" rc addr del 2001:db8:77::1/64 dev port0
+check "is advertised with lifetimes 0: h1's address in it deprecated within seconds" \
+	until_ok bash -c "ip netns exec $(ns_host h1) ip -6 addr show dev h1-r | grep -A1 'inet6 2001:db8:77:0:' | grep -q 'deprecated\\|preferred_lft 0sec'"
+check "... and the port's own prefix not" \
+	bash -c "! ip netns exec $(ns_host h1) ip -6 addr show dev h1-r | grep 'inet6 2001:db8:1:0:' | grep -q deprecated"
+
 echo "ra off"
 check "link set port0 ra off" rc link set port0 ra off
 check "h1 dropped the default route at once (a last RA, lifetime 0)" \
