@@ -385,6 +385,68 @@ link_stats(struct cli *c, uint16_t port)
 		      rx[0], rx[1], rx[2], rx[3], rx[4], rx[5], tx[0], tx[1], tx[2], tx[3]);
 }
 
+/* One port, as link show lists it (first: the first of a JSON list). */
+static void
+show_link(struct cli *c, uint16_t i, bool first)
+{
+	const struct router *r = c->r;
+	const struct rt_port *p = &r->port[i];
+	char mac[RTE_ETHER_ADDR_FMT_SIZE];
+	rte_ether_format_addr(mac, sizeof(mac), &p->mac);
+	const char *state = rt_port_up(r, i) ? "UP" : "DOWN";
+	if (c->json)
+		rt_buf_printf(c->out,
+			      "%s{\"ifindex\":%u,\"ifname\":\"%s\",\"flags\":[\"%s\"],"
+			      "\"mtu\":%u,\"operstate\":\"%s\",\"address\":\"%s\","
+			      "\"driver\":\"%s\",\"ra\":%s",
+			      first ? "" : ",", i, p->name, state, p->mtu, state, mac, p->driver,
+			      r->ra[i].on ? "true" : "false");
+	else
+		rt_buf_printf(c->out,
+			      "%u: %s: <%s> mtu %u state %s driver %s%s\n"
+			      "    link/ether %s\n",
+			      i, p->name, state, p->mtu, state, p->driver,
+			      r->ra[i].on ? " ra on" : "", mac);
+	if (c->stats)
+		link_stats(c, i);
+	if (c->json)
+		rt_buf_printf(c->out, "}");
+}
+
+void
+cli_event(struct router *r, unsigned int kind, bool deleted,
+	  void (*show)(struct cli *, const void *), const void *obj)
+{
+	if (!rt_monitoring(kind))
+		return;
+	struct rt_buf b = {0};
+	char err[8];
+	struct cli e = {.r = r, .out = &b, .err = err, .errlen = sizeof(err)};
+	show(&e, obj);
+	rt_monitor(kind, deleted, b.s);
+	free(b.s);
+}
+
+static void
+link_event(struct cli *c, const void *port)
+{
+	show_link(c, *(const uint16_t *)port, true);
+}
+
+/* One address, as ip monitor prints one. */
+static void
+addr_event(struct cli *c, const void *obj)
+{
+	const struct rt_addr *a = obj;
+	char s[64];
+	struct fib_prefix h = a->p;
+	h.len = h.family == FIB_AF_INET ? 32 : 128;
+	rt_buf_printf(c->out, "%u: %s    %s %s/%u scope %s\n", a->port, c->r->port[a->port].name,
+		      a->p.family == FIB_AF_INET ? "inet" : "inet6",
+		      cli_fmt_prefix(&h, s, sizeof(s)), a->p.len,
+		      rt_prefix_link_local(&a->p) ? "link" : "global");
+}
+
 /* link show [[dev] PORT] | link set [dev] PORT up|down|mtu N */
 static int
 cmd_link(struct cli *c)
@@ -405,30 +467,7 @@ cmd_link(struct cli *c)
 		for (uint16_t i = 0; i < r->nb_ports; i++) {
 			if (one && i != only)
 				continue;
-			const struct rt_port *p = &r->port[i];
-			char mac[RTE_ETHER_ADDR_FMT_SIZE];
-			rte_ether_format_addr(mac, sizeof(mac), &p->mac);
-			if (c->json)
-				rt_buf_printf(
-					c->out,
-					"%s{\"ifindex\":%u,\"ifname\":\"%s\",\"flags\":[\"%s\"],"
-					"\"mtu\":%u,\"operstate\":\"%s\",\"address\":\"%s\","
-					"\"driver\":\"%s\",\"ra\":%s",
-					first ? "" : ",", i, p->name,
-					rt_port_up(r, i) ? "UP" : "DOWN", p->mtu,
-					rt_port_up(r, i) ? "UP" : "DOWN", mac, p->driver,
-					r->ra[i].on ? "true" : "false");
-			else
-				rt_buf_printf(c->out,
-					      "%u: %s: <%s> mtu %u state %s driver %s%s\n"
-					      "    link/ether %s\n",
-					      i, p->name, rt_port_up(r, i) ? "UP" : "DOWN", p->mtu,
-					      rt_port_up(r, i) ? "UP" : "DOWN", p->driver,
-					      r->ra[i].on ? " ra on" : "", mac);
-			if (c->stats)
-				link_stats(c, i);
-			if (c->json)
-				rt_buf_printf(c->out, "}");
+			show_link(c, i, first);
 			first = false;
 		}
 		if (c->json)
@@ -492,6 +531,7 @@ cmd_link(struct cli *c)
 		}
 	}
 	rt_ra_set(r, port, ra);
+	cli_event(r, RT_EV_LINK, false, link_event, &port);
 	return 0;
 }
 
@@ -523,6 +563,7 @@ addr_flush(struct cli *c)
 			continue;
 		if ((rc = rt_addr_del(r, port, &a.p)) < 0)
 			return cli_fail(c, -rc, "addr flush: %s", strerror(-rc));
+		cli_event(r, RT_EV_ADDR, true, addr_event, &a);
 	}
 	rt_ra_changed(r, port);
 	return 0;
@@ -613,6 +654,8 @@ cmd_addr(struct cli *c)
 	if (rc < 0)
 		return cli_fail(c, -rc, "%s: %s", what, strerror(-rc));
 	rt_ra_changed(r, port);
+	const struct rt_addr a = {.port = port, .p = p};
+	cli_event(r, RT_EV_ADDR, !add, addr_event, &a);
 	return 0;
 }
 

@@ -60,6 +60,16 @@ const char *cli_fmt_addr(uint8_t family, const void *addr, char *buf, size_t len
 void cli_addr_bytes(const struct fib_prefix *p, uint8_t out[16]);
 const char *cli_fmt_table(uint32_t table, char *buf, size_t len);
 
+/* A change, for `monitor` clients of kind: what show prints about obj,
+ * deleted or not (nothing is formatted when no client watches kind). */
+void cli_event(struct router *r, unsigned int kind, bool deleted,
+	       void (*show)(struct cli *, const void *), const void *obj);
+
+/* A neighbour's change, for monitors: the entry as neigh show prints it,
+ * or its deletion. The neighbour table's callbacks call it, for the
+ * operator's changes as for its own (a MAC becoming usable or not). */
+void cli_neigh_event(struct router *r, const struct neigh_key *k);
+
 /* Command families. */
 int cli_route(struct cli *c);
 int cli_rule(struct cli *c);

@@ -10,6 +10,16 @@
 
 #include "cli.h"
 
+static void nexthop_event(struct cli *c, const void *n);
+
+static void
+nexthop_added(struct router *r, uint32_t idx)
+{
+	struct nh_info n;
+	if (rt_monitoring(RT_EV_NEXTHOP) && nh_get(r->nh, idx, &n) == 0)
+		cli_event(r, RT_EV_NEXTHOP, false, nexthop_event, &n);
+}
+
 /* nexthop add id ID (via ADDR dev PORT | dev PORT | blackhole |
  *                    group ID[,W]/ID[,W]...) */
 static int
@@ -76,6 +86,7 @@ nexthop_add(struct cli *c)
 			rc = nh_group_set(r->nh, id, m, n, &idx);
 			if (rc < 0)
 				return cli_fail(c, -rc, "nexthop add: group: %s", strerror(-rc));
+			nexthop_added(r, idx);
 			return 0;
 		} else {
 			return cli_fail(c, EINVAL, "nexthop add: unknown argument '%s'", w);
@@ -106,6 +117,7 @@ nexthop_add(struct cli *c)
 	if (s.type == NH_T_GATEWAY && neigh_get(r->neigh, &k, &ni) == 0 &&
 	    ni.state != NEIGH_INCOMPLETE && ni.state != NEIGH_FAILED)
 		nh_neigh_update(r->nh, s.port, s.family, s.gw, ni.mac);
+	nexthop_added(r, idx);
 	return 0;
 }
 
@@ -174,6 +186,13 @@ show_nexthop(const struct nh_info *n, void *arg)
 	}
 	s->first = false;
 	return 0;
+}
+
+static void
+nexthop_event(struct cli *c, const void *n)
+{
+	struct nh_show s = {.c = c, .first = true, .prefix = "", .groups = -1};
+	show_nexthop(n, &s);
 }
 
 /* The nexthops with ids, in id order as ip nexthop show lists them (the
@@ -259,6 +278,9 @@ cli_nexthop(struct cli *c)
 		return rc;
 	if (id == RT_NH_ID_RULE_UNREACHABLE)
 		return cli_fail(c, EINVAL, "nexthop del: id %u is reserved", id);
+	struct nh_info gone;
+	uint32_t idx;
+	bool shown = nh_lookup_id(c->r->nh, id, &idx) == 0 && nh_get(c->r->nh, idx, &gone) == 0;
 	rc = nh_del(c->r->nh, id);
 	if (rc == -ENOENT)
 		return cli_fail(c, ENOENT, "nexthop del: no nexthop with id %u", id);
@@ -266,6 +288,8 @@ cli_nexthop(struct cli *c)
 		return cli_fail(c, EBUSY, "nexthop del: id %u is used by routes", id);
 	if (rc < 0)
 		return cli_fail(c, -rc, "nexthop del: %s", strerror(-rc));
+	if (shown)
+		cli_event(c->r, RT_EV_NEXTHOP, true, nexthop_event, &gone);
 	return 0;
 }
 
@@ -349,6 +373,35 @@ void
 cli_neigh_save(struct cli *c)
 {
 	neigh_walk(c->r->neigh, save_neigh, c);
+}
+
+static void
+neigh_event(struct cli *c, const void *n)
+{
+	struct neigh_show s = {.c = c, .first = true, .port = -1, .state = -1};
+	show_neigh(n, &s);
+}
+
+/* A neighbour gone from the table: its address and port. */
+static void
+neigh_gone_event(struct cli *c, const void *key)
+{
+	const struct neigh_key *k = key;
+	char a[64];
+	rt_buf_printf(c->out, "%s dev %s\n", cli_fmt_addr(k->family, k->addr, a, sizeof(a)),
+		      c->r->port[k->port].name);
+}
+
+void
+cli_neigh_event(struct router *r, const struct neigh_key *k)
+{
+	struct neigh_info n;
+	if (!rt_monitoring(RT_EV_NEIGH))
+		return;
+	if (neigh_get(r->neigh, k, &n) == 0)
+		cli_event(r, RT_EV_NEIGH, false, neigh_event, &n);
+	else
+		cli_event(r, RT_EV_NEIGH, true, neigh_gone_event, k);
 }
 
 int

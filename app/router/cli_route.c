@@ -15,6 +15,8 @@
 
 #include "cli.h"
 
+static void route_event(struct cli *c, const void *rt);
+
 static const char *const type_names[FIB_RT_COUNT] = {"unicast",     "local",    "blackhole",
 						     "unreachable", "prohibit", "broadcast"};
 
@@ -357,6 +359,7 @@ route_change(struct cli *c, bool replace, bool must_exist)
 			nh_unref(r->nh, a.r.nh);
 		return fib_error(c, what, &a.r.dst, rc);
 	}
+	cli_event(r, RT_EV_ROUTE, false, route_event, &a.r);
 	if (had && old.type == FIB_RT_UNICAST)
 		nh_unref(r->nh, old.nh);
 	return 0;
@@ -375,12 +378,14 @@ route_del(struct cli *c)
 		rc = fib_route_del(c->r->fib, &old, false);
 	if (rc < 0)
 		return fib_error(c, "route del", &a.r.dst, rc);
+	cli_event(c->r, RT_EV_ROUTE, true, route_event, &old); /* before its nexthop may go */
 	if (old.type == FIB_RT_UNICAST)
 		nh_unref(c->r->nh, old.nh);
 	return 0;
 }
 
-/* route show table all lists at most this many tables. */
+/* route show table all: the table ids on the stack up to this many, on
+ * the heap beyond. */
 #define RT_SHOW_TABLES_MAX 1024
 
 /* The routes `route show` and `route flush` select, as ip-route(8)'s
@@ -650,6 +655,15 @@ show_route(const struct fib_route *rt, void *arg)
 	return 0;
 }
 
+/* A route as ip monitor prints it: as route show table all would. */
+static void
+route_event(struct cli *c, const void *rt)
+{
+	const struct route_filter all = {.all = true};
+	struct show_ctx s = {.c = c, .first = true, .f = &all};
+	show_route(rt, &s);
+}
+
 /* The selectors of route show and route flush (what: the command). */
 static int
 parse_filter(struct cli *c, const char *what, struct route_filter *f)
@@ -798,8 +812,10 @@ route_flush(struct cli *c)
 		return cli_fail(c, -s.err, "route flush: out of memory, nothing deleted");
 	}
 	for (size_t i = 0; i < s.nfound; i++) {
-		if (fib_route_del(c->r->fib, &s.found[i], false) == 0 &&
-		    s.found[i].type == FIB_RT_UNICAST)
+		if (fib_route_del(c->r->fib, &s.found[i], false) != 0)
+			continue;
+		cli_event(c->r, RT_EV_ROUTE, true, route_event, &s.found[i]);
+		if (s.found[i].type == FIB_RT_UNICAST)
 			nh_unref(c->r->nh, s.found[i].nh);
 	}
 	free(s.found);

@@ -256,6 +256,13 @@ cli_rule_save(struct cli *c)
 	fib_rule_walk(c->r->fib, FIB_AF_INET6, save_rule, &s6);
 }
 
+static void
+rule_event(struct cli *c, const void *ru)
+{
+	struct rule_show s = {.c = c, .first = true};
+	show_rule(ru, &s);
+}
+
 int
 cli_rule(struct cli *c)
 {
@@ -307,5 +314,6 @@ cli_rule(struct cli *c)
 		return cli_fail(c, ENOENT, "%s: no such rule", what);
 	if (rc < 0)
 		return cli_fail(c, -rc, "%s: %s", what, strerror(-rc));
+	cli_event(c->r, RT_EV_RULE, !add, rule_event, &ru);
 	return 0;
 }

@@ -2,8 +2,9 @@
 /*
  * The control core's loop. It sleeps in epoll_wait for at most 1 ms at a
  * time (so the exception rings are drained within a millisecond without
- * busy-polling), serves the CLI socket, runs the neighbour timers and
- * reclaims memory after QSBR grace periods.
+ * busy-polling), serves the CLI socket and its monitors, runs the
+ * neighbour and router advertisement timers and reclaims memory after
+ * QSBR grace periods.
  *
  * The socket protocol is lines of text. A request is a CLI command line,
  * optionally starting with "-j" (JSON output), "-4" or "-6". The answer is the
@@ -11,10 +12,16 @@
  * ".err MESSAGE". Clients may send many requests without waiting
  * (pipelining); answers come back in order.
  *
+ * `monitor [OBJECT...]` turns the connection into a stream: after its
+ * ".ok", a line for each change of the objects named (link, address,
+ * route, rule, nexthop, neigh; all without any), as ip monitor prints
+ * them, until the client goes. Whatever it sends after is ignored.
+ *
  * No client can stall the loop or another client: sockets are
  * non-blocking; a line longer than RT_LINE_MAX closes the connection; a
  * client whose unread answers pass RT_OUT_MAX is not read from until it
- * catches up, and is closed if it makes no progress for RT_IDLE_MS.
+ * catches up, and is closed if it makes no progress for RT_IDLE_MS; a
+ * monitor whose unread events pass RT_OUT_MAX is closed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -46,6 +53,8 @@ struct client {
 	struct rt_buf out;
 	size_t out_sent;
 	uint64_t last_progress;
+	unsigned int monitor; /* enum rt_event bits: a monitor's kinds */
+	bool dead;            /* to close once the current round is done */
 };
 
 static struct client *clients[RT_CLIENTS_MAX];
@@ -125,12 +134,92 @@ accept_clients(void)
 	}
 }
 
+bool
+rt_monitoring(unsigned int kind)
+{
+	for (int i = 0; i < RT_CLIENTS_MAX; i++)
+		if (clients[i] != NULL && (clients[i]->monitor & kind) && !clients[i]->dead)
+			return true;
+	return false;
+}
+
+static const struct {
+	const char *name, *tag;
+	unsigned int kind;
+} kinds[] = {{"link", "[LINK]", RT_EV_LINK},          {"address", "[ADDR]", RT_EV_ADDR},
+	     {"route", "[ROUTE]", RT_EV_ROUTE},       {"rule", "[RULE]", RT_EV_RULE},
+	     {"nexthop", "[NEXTHOP]", RT_EV_NEXTHOP}, {"neigh", "[NEIGH]", RT_EV_NEIGH}};
+
+void
+rt_monitor(unsigned int kind, bool deleted, const char *text)
+{
+	const char *tag = "";
+	for (unsigned int k = 0; k < RTE_DIM(kinds); k++)
+		if (kinds[k].kind == kind)
+			tag = kinds[k].tag;
+	for (int i = 0; i < RT_CLIENTS_MAX; i++) {
+		struct client *c = clients[i];
+		if (c == NULL || !(c->monitor & kind) || c->dead || text == NULL)
+			continue;
+		/* As ip monitor: the object tagged when several are watched. */
+		bool tagged = (c->monitor & (c->monitor - 1)) != 0;
+		for (const char *l = text; *l != 0;) {
+			const char *nl = strchr(l, '\n');
+			int n = nl ? (int)(nl - l) : (int)strlen(l);
+			/* A continuation line (indented) belongs to the line
+			 * before: no tag, no "Deleted". */
+			bool cont = l[0] == ' ' || l[0] == '\t';
+			rt_buf_printf(&c->out, "%s%s%s%.*s\n", tagged && !cont ? tag : "",
+				      tagged && !cont ? " " : "",
+				      deleted && !cont ? "Deleted " : "", n, l);
+			l += n + (nl != NULL);
+		}
+		if (c->out.len - c->out_sent > RT_OUT_MAX)
+			c->dead = true; /* a monitor that does not read */
+	}
+}
+
+/* monitor [OBJECT...]: the kinds named (as ip monitor takes them, also
+ * abbreviated), or every kind. @return false for an unknown object. */
+static bool
+start_monitor(struct client *c, char *args)
+{
+	unsigned int want = 0;
+	for (char *save, *w = strtok_r(args, " \t", &save); w != NULL;
+	     w = strtok_r(NULL, " \t", &save)) {
+		unsigned int k = strcmp(w, "all") == 0 ? ~0u : 0;
+		for (unsigned int i = 0; i < RTE_DIM(kinds) && k == 0; i++)
+			if (strncmp(w, kinds[i].name, strlen(w)) == 0 ||
+			    (strcmp(w, "neighbour") == 0 && kinds[i].kind == RT_EV_NEIGH) ||
+			    (strcmp(w, "addr") == 0 && kinds[i].kind == RT_EV_ADDR))
+				k = kinds[i].kind;
+		if (k == 0) {
+			rt_buf_printf(&c->out,
+				      ".err monitor: unknown object '%s' (link, address, "
+				      "route, rule, nexthop, neigh, all)\n",
+				      w);
+			return false;
+		}
+		want |= k;
+	}
+	c->monitor = want ? want : ~0u;
+	rt_buf_printf(&c->out, ".ok\n");
+	return true;
+}
+
 static void
 run_line(struct router *r, struct client *c, char *line)
 {
 	size_t n = strlen(line), before = c->out.len;
 	if (n > 0 && line[n - 1] == '\r')
 		line[n - 1] = 0;
+	if (c->monitor)
+		return; /* a stream now: what it sends is ignored */
+	const char *w = line + strspn(line, " \t");
+	if (strncmp(w, "monitor", 7) == 0 && (w[7] == 0 || w[7] == ' ' || w[7] == '\t')) {
+		start_monitor(c, (char *)w + 7);
+		return;
+	}
 	char err[256];
 	if (rt_cli_exec(r, line, &c->out, err, sizeof(err)) < 0) {
 		c->out.len = before; /* a failed command shows only its error */
@@ -271,6 +360,16 @@ rt_control_run(struct router *r)
 		}
 		fib_reclaim(r->fib);
 		nh_reclaim(r->nh);
+		/* Monitors: events may have been queued for any of them. */
+		for (int i = 0; i < RT_CLIENTS_MAX; i++) {
+			struct client *c = clients[i];
+			if (c == NULL || (!c->monitor && !c->dead))
+				continue;
+			if (c->dead || (c->out_sent < c->out.len && !flush_out(c)))
+				client_close(c);
+			else if (c->out.len != 0)
+				update_interest(c);
+		}
 	}
 	/* What must go out before the workers stop: worker 0 sends what
 	 * the control core queues, so wait (briefly) for the ring to empty. */

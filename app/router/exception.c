@@ -11,6 +11,7 @@
 #include <rte_cycles.h>
 #include <rte_ip.h>
 
+#include "cli.h"
 #include "router.h"
 
 #define HOST_METRIC 0xfffffffeu /* below any route an operator adds for the host */
@@ -476,6 +477,7 @@ cb_changed(void *ctx, const struct neigh_key *k, const uint8_t *mac)
 	nh_neigh_update(r->nh, k->port, k->family, k->addr, mac);
 	if (host && mac == NULL && have && fib_route_del(r->fib, &hr, false) == 0)
 		nh_unref(r->nh, got.nh);
+	cli_neigh_event(r, k);
 }
 
 static void
@@ -491,6 +493,7 @@ cb_failed(void *ctx, const struct neigh_key *k, void **pkts, unsigned int n)
 	char name[80];
 	RT_LOG(DEBUG, neigh, "%s: failed, %u queued packets answered",
 	       neigh_name(ctx, k, name, sizeof(name)), n);
+	cli_neigh_event(ctx, k);
 	for (unsigned int i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		bool v4 = is_v4(m);

@@ -401,6 +401,21 @@ bool rt_addr_is_local(const struct router *r, uint8_t family, const void *addr);
 const struct rt_addr *rt_addr_pick(const struct router *r, uint16_t port, uint8_t family,
 				   const void *peer);
 
+/* control.c: `monitor`, as ip monitor. Clients that asked for a kind
+ * of change get a line for each; rt_monitoring says whether any did
+ * (so nothing is formatted for no one). text: whole lines, as the show
+ * commands print them; deleted prefixes each with "Deleted ". */
+enum rt_event {
+	RT_EV_LINK = 1,
+	RT_EV_ADDR = 2,
+	RT_EV_ROUTE = 4,
+	RT_EV_RULE = 8,
+	RT_EV_NEXTHOP = 16,
+	RT_EV_NEIGH = 32,
+};
+bool rt_monitoring(unsigned int kind);
+void rt_monitor(unsigned int kind, bool deleted, const char *text);
+
 /* cli.c: run one command line; output goes to out (a growable string). */
 struct rt_buf {
 	char *s;

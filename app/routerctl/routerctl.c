@@ -228,6 +228,7 @@ usage(void)
 		"  neigh show [dev PORT] [nud STATE] | neigh flush dev PORT|all\n"
 		"  stats [show|reset]\n"
 		"  save    (the configuration, as start-up commands)\n"
+		"  monitor [link|address|route|rule|nexthop|neigh|all]...\n"
 		"  log [show] | log level PATTERN "
 		"emerg|alert|crit|err|warning|notice|info|debug\n");
 }
@@ -285,6 +286,7 @@ main(int argc, char **argv)
 		return rc;
 	}
 	char line[4096];
+	int first = i; /* the command's first word */
 	size_t n = (size_t)snprintf(line, sizeof(line), "%s", prefix);
 	for (; i < argc && n < sizeof(line); i++)
 		n += (size_t)snprintf(line + n, sizeof(line) - n, "%s%s", argv[i],
@@ -300,6 +302,14 @@ main(int argc, char **argv)
 	struct reader rd = {.fd = fd};
 	while (rd.answered == 0 && read_answers(&rd, NULL) == 0)
 		;
+	/* monitor: after its ".ok", routerd's events, line by line, until
+	 * it goes or we are stopped. */
+	if (rd.answered == 1 && rd.failed == 0 && strcmp(argv[first], "monitor") == 0) {
+		fflush(stdout);
+		setvbuf(stdout, NULL, _IOLBF, 0);
+		while (read_answers(&rd, NULL) == 0)
+			;
+	}
 	close(fd);
 	if (rd.answered == 0) {
 		fprintf(stderr, "routerctl: no answer from routerd\n");

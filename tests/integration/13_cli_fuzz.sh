@@ -11,9 +11,16 @@ cp "$WORK/startup" "$WORK/startup0"
 for seed in 1 2 3 4 5 6; do
 	cp "$WORK/startup0" "$WORK/startup"
 	start_router
+	# A monitor meanwhile, so that every change is also formatted as
+	# an event (and, in the sanitizer run, checked).
+	"$BUILD/app/routerctl" -S "$SOCK" monitor >"$WORK/events" 2>&1 &
+	mon=$!
 	check "seed $seed: 3,000 commands, each answered, the refused ones change nothing" \
 		python3 "$ROOT/tests/integration/cli_fuzz.py" "$SOCK" 3000 "$seed"
 	sed 's/^/       /' "$WORK/out"
+	kill "$mon" 2>/dev/null
+	wait "$mon" 2>/dev/null
+	echo "       $(wc -l <"$WORK/events") events seen by a monitor"
 	rc save >"$WORK/saved"
 	snapshot >"$WORK/before"
 	ns_stop_router
