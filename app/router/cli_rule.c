@@ -214,13 +214,13 @@ show_rule(const struct fib_rule *ru, void *arg)
 	return 0;
 }
 
-/* A rule as the rule add line that recreates it (the implicit main rule
- * is not one to add). */
 struct rule_save {
 	struct cli *c;
 	bool main_seen;
 };
 
+/* A rule as the rule add line that recreates it (the implicit main rule
+ * is not one to add). */
 static int
 save_rule(const struct fib_rule *ru, void *arg)
 {
