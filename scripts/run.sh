@@ -32,6 +32,9 @@ Try, in another terminal:
   $build/app/routerctl neigh show
   $build/app/routerctl stats
   $build/app/routerctl -j route get 203.0.113.1
+  $build/app/routerctl -s link show                # per-port counters
+  $build/app/routerctl monitor                     # changes as they happen
+  $build/app/routerctl save                        # the configuration, as commands
 Ctrl-C here stops the router and removes the namespaces.
 
 MSG
