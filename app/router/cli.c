@@ -385,6 +385,18 @@ link_stats(struct cli *c, uint16_t port)
 		      rx[0], rx[1], rx[2], rx[3], rx[4], rx[5], tx[0], tx[1], tx[2], tx[3]);
 }
 
+/* A port's advertised DNS servers, comma-separated (JSON: quoted). */
+static void
+rdnss_list(struct cli *c, uint16_t port, bool json)
+{
+	const struct rt_ra *ra = &c->r->ra[port];
+	for (unsigned int k = 0; k < ra->nb_rdnss; k++) {
+		char a[48];
+		cli_fmt_addr(FIB_AF_INET6, ra->rdnss[k], a, sizeof(a));
+		rt_buf_printf(c->out, json ? "%s\"%s\"" : "%s%s", k ? "," : "", a);
+	}
+}
+
 /* One port, as link show lists it (first: the first of a JSON list). */
 static void
 show_link(struct cli *c, uint16_t i, bool first)
@@ -394,19 +406,24 @@ show_link(struct cli *c, uint16_t i, bool first)
 	char mac[RTE_ETHER_ADDR_FMT_SIZE];
 	rte_ether_format_addr(mac, sizeof(mac), &p->mac);
 	const char *state = rt_port_up(r, i) ? "UP" : "DOWN";
-	if (c->json)
+	if (c->json) {
 		rt_buf_printf(c->out,
 			      "%s{\"ifindex\":%u,\"ifname\":\"%s\",\"flags\":[\"%s\"],"
 			      "\"mtu\":%u,\"operstate\":\"%s\",\"address\":\"%s\","
-			      "\"driver\":\"%s\",\"ra\":%s",
+			      "\"driver\":\"%s\",\"ra\":%s,\"rdnss\":[",
 			      first ? "" : ",", i, p->name, state, p->mtu, state, mac, p->driver,
 			      r->ra[i].on ? "true" : "false");
-	else
-		rt_buf_printf(c->out,
-			      "%u: %s: <%s> mtu %u state %s driver %s%s\n"
-			      "    link/ether %s\n",
-			      i, p->name, state, p->mtu, state, p->driver,
-			      r->ra[i].on ? " ra on" : "", mac);
+		rdnss_list(c, i, true);
+		rt_buf_printf(c->out, "]");
+	} else {
+		rt_buf_printf(c->out, "%u: %s: <%s> mtu %u state %s driver %s%s", i, p->name, state,
+			      p->mtu, state, p->driver, r->ra[i].on ? " ra on" : "");
+		if (r->ra[i].nb_rdnss) {
+			rt_buf_printf(c->out, " rdnss ");
+			rdnss_list(c, i, false);
+		}
+		rt_buf_printf(c->out, "\n    link/ether %s\n", mac);
+	}
 	if (c->stats)
 		link_stats(c, i);
 	if (c->json)
@@ -447,6 +464,33 @@ addr_event(struct cli *c, const void *obj)
 		      rt_prefix_link_local(&a->p) ? "link" : "global");
 }
 
+/* rdnss ADDR[,ADDR[,ADDR]] | none: the DNS servers router advertisements
+ * name (IPv6 unicast addresses, at most 3, as radvd's RDNSS). */
+static int
+parse_rdnss(struct cli *c, const char *v, uint8_t out[3][16], unsigned int *n)
+{
+	*n = 0;
+	if (v == NULL)
+		return cli_fail(c, EINVAL, "rdnss: 'ADDR[,ADDR...]' or 'none' expected");
+	if (strcmp(v, "none") == 0)
+		return 0;
+	char list[256];
+	snprintf(list, sizeof(list), "%s", v);
+	for (char *save, *t = strtok_r(list, ",", &save); t != NULL;
+	     t = strtok_r(NULL, ",", &save)) {
+		struct fib_prefix a;
+		int rc = cli_parse_addr(c, "rdnss", t, FIB_AF_INET6, &a);
+		if (rc < 0)
+			return rc;
+		if (*n == 3)
+			return cli_fail(c, EINVAL, "rdnss: at most 3 servers");
+		if (a.addr.v6[0] == 0xff)
+			return cli_fail(c, EINVAL, "rdnss: %s is multicast", t);
+		memcpy(out[(*n)++], a.addr.v6, 16);
+	}
+	return 0;
+}
+
 /* link show [[dev] PORT] | link set [dev] PORT up|down|mtu N */
 static int
 cmd_link(struct cli *c)
@@ -479,7 +523,9 @@ cmd_link(struct cli *c)
 	uint16_t port = 0;
 	if (!opt_port(c, &port, &rc))
 		return rc < 0 ? rc : cli_fail(c, EINVAL, "link set: port expected");
-	bool up = rt_port_up(r, port), ra = r->ra[port].on;
+	bool up = rt_port_up(r, port), ra = r->ra[port].on, set_rdnss = false;
+	uint8_t rdnss[3][16];
+	unsigned int nb_rdnss = 0;
 	uint32_t mtu = r->port[port].mtu;
 	const char *w;
 	while ((w = cli_next(c)) != NULL) {
@@ -492,6 +538,10 @@ cmd_link(struct cli *c)
 			if (v == NULL || (strcmp(v, "on") != 0 && strcmp(v, "off") != 0))
 				return cli_fail(c, EINVAL, "link set: 'ra on|off' expected");
 			ra = strcmp(v, "on") == 0;
+		} else if (strcmp(w, "rdnss") == 0) {
+			if ((rc = parse_rdnss(c, cli_next(c), rdnss, &nb_rdnss)) < 0)
+				return rc;
+			set_rdnss = true;
 		} else if (strcmp(w, "mtu") == 0) {
 			if ((rc = cli_parse_u32(c, "mtu", cli_next(c), 9600, &mtu)) < 0)
 				return rc;
@@ -530,6 +580,8 @@ cmd_link(struct cli *c)
 			(void)nh_port_down(r->nh, port, true);
 		}
 	}
+	if (set_rdnss)
+		rt_ra_set_rdnss(r, port, rdnss, nb_rdnss);
 	rt_ra_set(r, port, ra);
 	cli_event(r, RT_EV_LINK, false, link_event, &port);
 	return 0;
@@ -844,6 +896,11 @@ cmd_save(struct cli *c)
 	cli_route_save(c);
 	cli_rule_save(c);
 	for (uint16_t i = 0; i < r->nb_ports; i++) {
+		if (r->ra[i].nb_rdnss) {
+			rt_buf_printf(c->out, "link set %s rdnss ", r->port[i].name);
+			rdnss_list(c, i, false);
+			rt_buf_printf(c->out, "\n");
+		}
 		if (r->ra[i].on)
 			rt_buf_printf(c->out, "link set %s ra on\n", r->port[i].name);
 		if (!rt_port_up(r, i))

@@ -26,6 +26,7 @@
 #define RA_HOP_LIMIT 64               /* AdvCurHopLimit, Linux's default */
 #define PREFIX_VALID_S 2592000u       /* AdvValidLifetime: 30 days */
 #define PREFIX_PREFERRED_S 604800u    /* AdvPreferredLifetime: 7 days */
+#define RDNSS_LIFETIME_S 1200u        /* 2 x the max interval (RFC 8106 5.1) */
 
 static uint64_t
 random_ms(uint64_t lo, uint64_t hi)
@@ -125,12 +126,16 @@ send_ra(struct router *r, uint16_t port, uint16_t lifetime_s)
 		p->valid_s = p->preferred_s = 0;
 		x->left--;
 	}
+	ra.nb_rdnss = st->nb_rdnss;
+	memcpy(ra.rdnss, st->rdnss, sizeof(st->rdnss));
+	ra.rdnss_lifetime_s = lifetime_s ? RDNSS_LIFETIME_S : 0; /* a last one: stop using them */
 	if (!has_src)
 		return false;
 	struct rte_mbuf *m = rte_pktmbuf_alloc(r->pool);
 	if (m == NULL)
 		return false;
-	const uint16_t room = 14 + 40 + 16 + 8 + 8 + 32 * NEIGH_RA_PREFIXES_MAX;
+	const uint16_t room =
+		14 + 40 + 16 + 8 + 8 + 32 * NEIGH_RA_PREFIXES_MAX + 8 + 16 * NEIGH_RA_RDNSS_MAX;
 	uint8_t *buf = (uint8_t *)rte_pktmbuf_append(m, room);
 	int n = buf ? neigh_ra_build(buf, room, &ra) : -ENOSPC;
 	if (n < 0) {
@@ -155,10 +160,11 @@ rt_ra_set(struct router *r, uint16_t port, bool on)
 	if (on) {
 		/* The first at once, then RA_INITIAL more closer together
 		 * (6.2.4), and never two within RA_MIN_DELAY_MS. */
-		*ra = (struct rt_ra){.on = true,
-				     .initial_left = RA_INITIAL,
-				     .next_ms = now,
-				     .last_ms = ra->last_ms};
+		ra->on = true;
+		ra->initial_left = RA_INITIAL;
+		ra->next_ms = now;
+		ra->answer_ms = 0;
+		memset(ra->gone, 0, sizeof(ra->gone));
 		return;
 	}
 	/* A last advertisement with lifetime 0, so hosts drop the router
@@ -261,5 +267,20 @@ rt_ra_prefix_gone(struct router *r, uint16_t port, const struct fib_prefix *p)
 	memcpy(slot->addr, p->addr.v6, 16);
 	slot->len = p->len;
 	slot->left = RA_INITIAL;
+	rt_ra_changed(r, port);
+}
+
+void
+rt_ra_set_rdnss(struct router *r, uint16_t port, const uint8_t (*addr)[16], unsigned int n)
+{
+	struct rt_ra *ra = &r->ra[port];
+	if (n > RTE_DIM(ra->rdnss))
+		n = RTE_DIM(ra->rdnss);
+	if (n == ra->nb_rdnss && (n == 0 || memcmp(ra->rdnss, addr, 16 * n) == 0))
+		return;
+	memset(ra->rdnss, 0, sizeof(ra->rdnss));
+	if (n > 0)
+		memcpy(ra->rdnss, addr, 16 * n);
+	ra->nb_rdnss = (uint8_t)n;
 	rt_ra_changed(r, port);
 }

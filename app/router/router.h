@@ -195,6 +195,9 @@ struct router {
 		uint64_t next_ms;     /* the next unsolicited one */
 		uint64_t last_ms;     /* the last one sent: 3 s apart at least */
 		uint64_t answer_ms;   /* one due in answer to solicitations, or 0 */
+		/* DNS servers to advertise (RFC 8106), the operator's. */
+		uint8_t nb_rdnss;
+		uint8_t rdnss[3][16];
 		/* Prefixes the port lost: advertised with lifetimes 0 in the
 		 * next few, so hosts stop using their addresses in them. */
 		struct rt_ra_gone {
@@ -376,6 +379,9 @@ void rt_ra_rs_in(struct router *r, struct rte_mbuf *m, uint16_t in);
 void rt_ra_timer(struct router *r, uint64_t now_ms);
 /* The port's addresses or MTU changed: advertise them soon. */
 void rt_ra_changed(struct router *r, uint16_t port);
+/* The DNS servers a port advertises (n <= 3, addresses in network
+ * order); 0 for none. */
+void rt_ra_set_rdnss(struct router *r, uint16_t port, const uint8_t (*addr)[16], unsigned int n);
 /* The port no longer has an address in the IPv6 prefix p. */
 void rt_ra_prefix_gone(struct router *r, uint16_t port, const struct fib_prefix *p);
 /* Stopping: a last advertisement (lifetime 0) on every port that sends

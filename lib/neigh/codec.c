@@ -248,6 +248,7 @@ neigh_nd_parse(const uint8_t *buf, size_t len, struct neigh_nd *m)
 #define RA_LEN 16 /* and hop limit, flags, lifetime, reachable, retransmit */
 #define OPT_PREFIX 3
 #define OPT_MTU 5
+#define OPT_RDNSS 25
 #define PREFIX_OPT_LEN 32
 #define PREFIX_L 0x80
 #define PREFIX_A 0x40
@@ -285,10 +286,11 @@ neigh_rs_parse(const uint8_t *buf, size_t len, struct neigh_rs *m)
 int
 neigh_ra_build(uint8_t *buf, size_t len, const struct neigh_ra *m)
 {
-	if (m->nb_prefixes > NEIGH_RA_PREFIXES_MAX)
+	if (m->nb_prefixes > NEIGH_RA_PREFIXES_MAX || m->nb_rdnss > NEIGH_RA_RDNSS_MAX)
 		return -EINVAL;
-	size_t msg_len =
-		RA_LEN + OPT_LEN + (m->mtu ? OPT_LEN : 0) + (size_t)m->nb_prefixes * PREFIX_OPT_LEN;
+	size_t rdnss_len = m->nb_rdnss ? 8 + 16 * (size_t)m->nb_rdnss : 0;
+	size_t msg_len = RA_LEN + OPT_LEN + (m->mtu ? OPT_LEN : 0) +
+			 (size_t)m->nb_prefixes * PREFIX_OPT_LEN + rdnss_len;
 	size_t total = ETH_LEN + IP6_LEN + msg_len;
 	if (len < total)
 		return -ENOSPC;
@@ -337,6 +339,13 @@ neigh_ra_build(uint8_t *buf, size_t len, const struct neigh_ra *m)
 						   : (uint8_t)(0xff << (8 - bits));
 			o[16 + b] = p->addr[b] & keep;
 		}
+	}
+	if (m->nb_rdnss) {
+		o[0] = OPT_RDNSS;
+		o[1] = (uint8_t)(rdnss_len / 8);
+		put32(o + 4, m->rdnss_lifetime_s);
+		for (unsigned int i = 0; i < m->nb_rdnss; i++)
+			memcpy(o + 8 + 16 * i, m->rdnss[i], 16);
 	}
 	put16(icmp + 2, icmp6_csum(m->src, m->dst, icmp, msg_len));
 	return (int)total;

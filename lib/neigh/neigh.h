@@ -224,6 +224,7 @@ int neigh_nd_parse(const uint8_t *buf, size_t len, struct neigh_nd *m);
 #define NEIGH_ND_RS 133
 #define NEIGH_ND_RA 134
 #define NEIGH_RA_PREFIXES_MAX 16
+#define NEIGH_RA_RDNSS_MAX 3
 
 struct neigh_rs {
 	uint8_t src[16]; /* the unspecified address: a host without one yet */
@@ -253,11 +254,16 @@ struct neigh_ra {
 	uint32_t mtu;        /* 0: no MTU option */
 	unsigned int nb_prefixes;
 	struct neigh_ra_prefix prefix[NEIGH_RA_PREFIXES_MAX];
+	/* DNS servers (RFC 8106 recursive DNS server option), if any. */
+	unsigned int nb_rdnss;
+	uint8_t rdnss[NEIGH_RA_RDNSS_MAX][16];
+	uint32_t rdnss_lifetime_s;
 };
 
 /** Build a router advertisement frame: the source link-layer option (the
  * Ethernet source), the MTU option, a prefix information option (on-link)
- * for each prefix. @return its length, -ENOSPC or -EINVAL. */
+ * for each prefix, and a recursive DNS server option for the DNS servers.
+ * @return its length, -ENOSPC or -EINVAL. */
 int neigh_ra_build(uint8_t *buf, size_t len, const struct neigh_ra *m);
 
 #endif /* ROUTER_NEIGH_H */

@@ -30,9 +30,15 @@ until_ok() {
 
 echo "ra on, and a solicitation"
 rc link set port0 mtu 1400
+check "link set port0 rdnss (two DNS servers)" rc link set port0 rdnss 2001:db8:1::53,2001:db8:2::53
+expect_out "a multicast DNS server refused" "is multicast" \
+	bash -c "! $BUILD/app/routerctl -S $SOCK link set port0 rdnss ff02::1"
+expect_out "at most three" "at most 3" \
+	bash -c "! $BUILD/app/routerctl -S $SOCK link set port0 rdnss ::1,::2,::3,::4"
 sent=$(stat control ra_sent)
 check "link set port0 ra on" rc link set port0 ra on
-expect_out "shown by link show" "driver net_af_packet ra on" rc link show port0
+expect_out "shown by link show" "driver net_af_packet ra on rdnss 2001:db8:1::53,2001:db8:2::53$" \
+	rc link show port0
 # The first advertisement goes at once, the next 16 s later; a
 # solicitation 3.2 s after the first (past the 3 s the router keeps
 # between two) must be answered within the 0.5 s RFC 4861 allows.
@@ -48,6 +54,8 @@ expect_out "the port's MTU" "^mtu 1400$" cat "$WORK/ra"
 expect_out "the port's prefix, on-link and autonomous" \
 	"^prefix 2001:db8:1::/64 flags 0xc0 valid 2592000 preferred 604800$" cat "$WORK/ra"
 check "one prefix only (no link-local, no other port's)" test "$(grep -c '^prefix' "$WORK/ra")" -eq 1
+expect_out "the DNS servers (RFC 8106), lifetime 1200" \
+	"^rdnss 2001:db8:1::53,2001:db8:2::53 lifetime 1200$" cat "$WORK/ra"
 check "counted: rs_received" test "$(stat control rs_received)" -eq 1
 check "counted: ra_sent, the first and the answer" test "$(($(stat control ra_sent) - sent))" -eq 2
 check "the soliciting host learnt as a neighbour" \

@@ -145,7 +145,9 @@ def grammar(rnd):
 
     def link():
         what = pick([f"mtu {pick(['1500', '1400', '576', '575', '9600', '9601', 'x'])}",
-                     "up", "up", "down", f"ra {pick(['on', 'off', 'maybe'])}"])
+                     "up", "up", "down", f"ra {pick(['on', 'off', 'maybe'])}",
+                     "rdnss " + pick(["2001:db8::53", "2001:db8::53,2001:db8::54", "none",
+                                      "ff02::1", "::1,::2,::3,::4", "10.0.0.53", "x"])])
         return f"link set {pick(['', 'dev '])}{pick(dev)} {what}"
 
     def junk():

@@ -11,6 +11,7 @@ prints, for an RA received within the timeout:
     slla 02:..:..
     mtu 1500
     prefix 2001:db8:1::/64 flags 0xc0 valid 2592000 preferred 604800
+    rdnss 2001:db8:1::53 lifetime 1200
 
 and exits 1 if none came. The kernel fills in the ICMPv6 checksum of a
 raw ICMPv6 socket (RFC 3542 3.1) and checks those it delivers.
@@ -60,6 +61,11 @@ def main():
                 print("slla " + ":".join(f"{b:02x}" for b in opt[2:8]))
             elif kind == 5:
                 print(f"mtu {struct.unpack('!I', opt[4:8])[0]}")
+            elif kind == 25:
+                life = struct.unpack("!I", opt[4:8])[0]
+                servers = [socket.inet_ntop(socket.AF_INET6, opt[k:k + 16])
+                           for k in range(8, len(opt), 16)]
+                print(f"rdnss {','.join(servers)} lifetime {life}")
             elif kind == 3:
                 plen, pflags = opt[2], opt[3]
                 valid, preferred = struct.unpack("!II", opt[4:12])

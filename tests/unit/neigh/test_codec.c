@@ -465,6 +465,23 @@ test_ra(void **state)
 	assert_int_equal(o[3], 0x80); /* on-link only */
 	assert_memory_equal(o + 16, ip6_h, 5);
 	assert_int_equal(o[16 + 5], ip6_h[5] & 0xf8);
+	/* With two DNS servers: the RDNSS option last (RFC 8106 5.1). */
+	ra.nb_rdnss = 2;
+	memcpy(ra.rdnss[0], ip6_r, 16);
+	memcpy(ra.rdnss[1], ip6_h, 16);
+	ra.rdnss_lifetime_s = 1200;
+	int m = neigh_ra_build(f, sizeof(f), &ra);
+	assert_int_equal(m, n + 8 + 32);
+	assert_int_equal(icmp6_sum(ip), 0xffff);
+	o = icmp + 16 + 8 + 8 + 2 * 32;
+	assert_int_equal(o[0], 25);
+	assert_int_equal(o[1], 5); /* 8 + 2 x 16 bytes, in units of 8 */
+	assert_int_equal(get32(o + 4), 1200);
+	assert_memory_equal(o + 8, ip6_r, 16);
+	assert_memory_equal(o + 24, ip6_h, 16);
+	ra.nb_rdnss = NEIGH_RA_RDNSS_MAX + 1;
+	assert_int_equal(neigh_ra_build(f, sizeof(f), &ra), -EINVAL);
+	ra.nb_rdnss = 0;
 	/* Without MTU, a last advertisement (lifetime 0), no prefixes. */
 	ra.mtu = 0;
 	ra.lifetime_s = 0;
