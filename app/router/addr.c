@@ -113,13 +113,24 @@ rt_addr_add(struct router *r, uint16_t port, const struct fib_prefix *p)
 				  .type = FIB_RT_LOCAL,
 				  .origin = RT_ORIGIN_KERNEL,
 				  .nh = r->nh_local};
+	/* The prefix's connected route goes through the port of its first
+	 * address (rt_addr_del passes it on in that order too), so that the
+	 * addresses, in order, say where it goes (`save` relies on it). */
+	struct fib_prefix net = network(p);
 	struct nh_spec cs = {.type = NH_T_CONNECTED, .family = p->family, .port = port};
+	for (unsigned int k = 0; k < r->nb_addrs; k++) {
+		struct fib_prefix on = network(&r->addr[k].p);
+		if (prefix_same(&on, &net)) {
+			cs.port = r->addr[k].port;
+			break;
+		}
+	}
 	uint32_t cnh;
 	int rc = nh_add(r->nh, &cs, &cnh);
 	if (rc < 0)
 		return rc;
 	struct fib_route conn = {
-		.dst = network(p), .origin = RT_ORIGIN_KERNEL, .nh = cnh, .metric = v4 ? 0 : 256};
+		.dst = net, .origin = RT_ORIGIN_KERNEL, .nh = cnh, .metric = v4 ? 0 : 256};
 	/* Another address in the same prefix shares its routes. */
 	rc = fib_route_add(r->fib, &local);
 	if (rc < 0 && rc != -EEXIST) {
@@ -163,38 +174,64 @@ rt_addr_del(struct router *r, uint16_t port, const struct fib_prefix *p)
 	if (rt_prefix_link_local(p))
 		return 0;
 	bool v4 = p->family == FIB_AF_INET;
-	struct fib_prefix net = network(p);
-	/* Keep the connected route while another address of the same
-	 * prefix on the port remains, and the local one while the address
-	 * is still configured elsewhere. */
-	bool net_used = false, host_used = false;
+	struct fib_prefix net = network(p), me = host(p);
+	/* The routes stay while another address needs them: the local one
+	 * while the address is configured anywhere (any length), the
+	 * broadcast one while any address has the prefix. The connected
+	 * route goes through the port of the first address that has the
+	 * prefix (rt_addr_add): it stays while the port has another, else
+	 * passes to the next port that has one, else goes. */
+	bool host_used = false, net_here = false;
+	const struct rt_addr *heir = NULL;
 	for (unsigned int k = 0; k < r->nb_addrs; k++) {
-		struct fib_prefix other = network(&r->addr[k].p);
-		if (r->addr[k].port == port && prefix_same(&other, &net))
-			net_used = true;
-		if (prefix_same(&r->addr[k].p, p))
-			host_used = true;
+		const struct rt_addr *o = &r->addr[k];
+		struct fib_prefix on = network(&o->p), oh = host(&o->p);
+		host_used |= prefix_same(&oh, &me);
+		if (!prefix_same(&on, &net))
+			continue;
+		net_here |= o->port == port;
+		if (heir == NULL)
+			heir = o;
 	}
 	/* Only the address's own routes (proto kernel) go: an operator's
 	 * route that holds the same prefix and metric stays. */
 	struct fib_route got;
 	if (!host_used) {
-		struct fib_route local = {.dst = host(p), .metric = 0};
+		struct fib_route local = {.dst = me, .metric = 0};
 		if (fib_route_get(r->fib, &local, false, &got) == 0 &&
 		    got.origin == RT_ORIGIN_KERNEL)
 			fib_route_del(r->fib, &local, false);
 	}
-	if (!net_used) {
-		struct fib_route conn = {.dst = net, .metric = v4 ? 0 : 256}, bcast;
-		if (fib_route_get(r->fib, &conn, false, &got) == 0 &&
-		    got.origin == RT_ORIGIN_KERNEL && fib_route_del(r->fib, &conn, false) == 0)
+	struct fib_route conn = {.dst = net, .metric = v4 ? 0 : 256}, bcast;
+	struct nh_info via;
+	if (!net_here && fib_route_get(r->fib, &conn, false, &got) == 0 &&
+	    got.origin == RT_ORIGIN_KERNEL && nh_get(r->nh, got.nh, &via) == 0 &&
+	    via.spec.type == NH_T_CONNECTED && via.spec.port == port) {
+		struct nh_spec cs = {.type = NH_T_CONNECTED, .family = p->family};
+		uint32_t cnh;
+		got.nh = 0;
+		if (heir != NULL) {
+			cs.port = heir->port;
+			if (nh_add(r->nh, &cs, &cnh) == 0) {
+				struct fib_route moved = got;
+				moved.nh = cnh;
+				if (fib_route_replace(r->fib, &moved) == 0)
+					got.nh = via.index; /* the old one's reference goes */
+				else
+					nh_unref(r->nh, cnh);
+			}
+		}
+		if (got.nh == 0 && fib_route_del(r->fib, &conn, false) == 0)
+			got.nh = via.index;
+		if (got.nh != 0)
 			nh_unref(r->nh, got.nh);
-		if (broadcast_route(p, &bcast) && fib_route_get(r->fib, &bcast, false, &got) == 0 &&
-		    got.origin == RT_ORIGIN_KERNEL && got.type == FIB_RT_BROADCAST)
-			fib_route_del(r->fib, &bcast, false);
-		if (!v4)
-			rt_ra_prefix_gone(r, port, &net);
 	}
+	if (heir == NULL && broadcast_route(p, &bcast) &&
+	    fib_route_get(r->fib, &bcast, false, &got) == 0 && got.origin == RT_ORIGIN_KERNEL &&
+	    got.type == FIB_RT_BROADCAST)
+		fib_route_del(r->fib, &bcast, false);
+	if (!v4 && !net_here)
+		rt_ra_prefix_gone(r, port, &net);
 	return 0;
 }
 

@@ -855,10 +855,10 @@ same_prefix(const struct fib_prefix *a, const struct fib_prefix *b)
  * save: what the operator configured, as the commands that recreate it
  * in a routerd started on the same ports, one a line, in an order that
  * applies: a start-up file (`routerctl save > startup.conf`, then
- * `--startup startup.conf`), or `routerctl -b`. Ports' MTUs and
- * addresses (not the link-local address each port is given, unless it
- * was deleted), permanent neighbours, nexthops with ids (groups after
- * their members), routes of every table other than those the router
+ * `--startup startup.conf`), or `routerctl -b`. Ports' MTUs, permanent
+ * neighbours, nexthops with ids (groups after their members), addresses
+ * (not the link-local address each port is given, unless it was
+ * deleted), routes of every table other than those the router
  * makes itself, rules, then router advertisements and the ports set
  * down. Learnt neighbours,
  * counters and log levels are not configuration.
@@ -872,27 +872,31 @@ cmd_save(struct cli *c)
 	if (c->json || c->family || c->stats)
 		return cli_fail(c, EINVAL, "save: no options (it writes commands, both families)");
 	char a[64];
-	for (uint16_t i = 0; i < r->nb_ports; i++) {
+	for (uint16_t i = 0; i < r->nb_ports; i++)
 		rt_buf_printf(c->out, "link set %s mtu %u\n", r->port[i].name, r->port[i].mtu);
+	/* Nexthops before the addresses: one made when its gateway was not
+	 * the router's could not be made once it is. */
+	cli_neigh_save(c);
+	cli_nexthop_save(c);
+	/* Addresses in the order they were added, across ports: it decides
+	 * the source among equals, and which port an address's shared
+	 * routes name. */
+	for (unsigned int k = 0; k < r->nb_addrs; k++) {
+		const struct rt_addr *ad = &r->addr[k];
+		struct fib_prefix ll = rt_port_link_local(r, ad->port);
+		if (!same_prefix(&ad->p, &ll))
+			rt_buf_printf(c->out, "addr add %s dev %s\n",
+				      cli_fmt_prefix(&ad->p, a, sizeof(a)), r->port[ad->port].name);
+	}
+	for (uint16_t i = 0; i < r->nb_ports; i++) {
 		struct fib_prefix ll = rt_port_link_local(r, i);
 		bool has_ll = false;
-		for (unsigned int k = 0; k < r->nb_addrs; k++) {
-			const struct rt_addr *ad = &r->addr[k];
-			if (ad->port != i)
-				continue;
-			if (same_prefix(&ad->p, &ll)) {
-				has_ll = true;
-				continue;
-			}
-			rt_buf_printf(c->out, "addr add %s dev %s\n",
-				      cli_fmt_prefix(&ad->p, a, sizeof(a)), r->port[i].name);
-		}
+		for (unsigned int k = 0; k < r->nb_addrs && !has_ll; k++)
+			has_ll = r->addr[k].port == i && same_prefix(&r->addr[k].p, &ll);
 		if (!has_ll)
 			rt_buf_printf(c->out, "addr del %s dev %s\n",
 				      cli_fmt_prefix(&ll, a, sizeof(a)), r->port[i].name);
 	}
-	cli_neigh_save(c);
-	cli_nexthop_save(c);
 	cli_route_save(c);
 	cli_rule_save(c);
 	for (uint16_t i = 0; i < r->nb_ports; i++) {

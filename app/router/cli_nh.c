@@ -285,7 +285,9 @@ cli_nexthop(struct cli *c)
 	if (rc == -ENOENT)
 		return cli_fail(c, ENOENT, "nexthop del: no nexthop with id %u", id);
 	if (rc == -EBUSY)
-		return cli_fail(c, EBUSY, "nexthop del: id %u is used by routes", id);
+		return cli_fail(c, EBUSY,
+				"nexthop del: id %u is used by routes, or is a group's last member",
+				id);
 	if (rc < 0)
 		return cli_fail(c, -rc, "nexthop del: %s", strerror(-rc));
 	if (shown)

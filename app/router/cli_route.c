@@ -527,10 +527,10 @@ gw_prefix(const struct nh_info *n)
 	return p;
 }
 
-/* `via A dev P [onlink]` of a gateway nexthop, as route add takes it:
- * onlink where the gateway is on none of the port's prefixes (so it was
- * added with it). */
-static void
+/* `via A dev P` of a nexthop, as route add takes it. @return whether the
+ * route needs `onlink` (a route-wide flag, multipath routes included):
+ * the gateway is on none of the port's prefixes, so it was added so. */
+static bool
 save_path(struct cli *c, const struct nh_info *n)
 {
 	char gw[64];
@@ -540,8 +540,7 @@ save_path(struct cli *c, const struct nh_info *n)
 		rt_buf_printf(c->out, " via %s",
 			      cli_fmt_addr(via.family, n->spec.gw, gw, sizeof(gw)));
 	rt_buf_printf(c->out, " dev %s", c->r->port[port].name);
-	if (n->spec.type == NH_T_GATEWAY && !on_link(c->r, port, &via))
-		rt_buf_printf(c->out, " onlink");
+	return n->spec.type == NH_T_GATEWAY && !on_link(c->r, port, &via);
 }
 
 /* The paths of a multipath route, as ip route shows them. */
@@ -995,6 +994,7 @@ save_route(const struct fib_route *rt, void *arg)
 		      rt->type ? type_names[rt->type] : "", rt->type ? " " : "",
 		      cli_fmt_prefix(&rt->dst, dst, sizeof(dst)));
 	struct nh_info nh;
+	bool onlink = false;
 	if (rt->type == FIB_RT_UNICAST && nh_get(c->r->nh, rt->nh, &nh) == 0) {
 		if (nh.spec.id != 0) {
 			rt_buf_printf(c->out, " nhid %u", nh.spec.id);
@@ -1004,14 +1004,16 @@ save_route(const struct fib_route *rt, void *arg)
 				if (nh_get(c->r->nh, nh.m[k].index, &m) != 0)
 					continue;
 				rt_buf_printf(c->out, " nexthop");
-				save_path(c, &m);
+				onlink |= save_path(c, &m);
 				if (nh.m[k].weight != 1)
 					rt_buf_printf(c->out, " weight %u", nh.m[k].weight);
 			}
 		} else {
-			save_path(c, &nh);
+			onlink = save_path(c, &nh);
 		}
 	}
+	if (onlink)
+		rt_buf_printf(c->out, " onlink");
 	if (rt->table != FIB_TABLE_MAIN)
 		rt_buf_printf(c->out, " table %u", rt->table);
 	if (rt->origin != RT_ORIGIN_BOOT)

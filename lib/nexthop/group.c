@@ -254,6 +254,12 @@ nh_groups_drop_member(struct nh_table *t, uint32_t index)
 		for (uint16_t j = 0; j < o->nb_members; j++)
 			if ((int)j != k)
 				rest[nr++] = o->members[j];
+		if (nr == 0) {
+			/* A group's last member: the group would be left with
+			 * no path (Linux deletes it, and its routes). */
+			rc = -EBUSY;
+			break;
+		}
 		if (n == cap) {
 			cap = cap ? 2 * cap : 8;
 			uint32_t *g2 = realloc(gs, sizeof(*gs) * cap);

@@ -146,9 +146,10 @@ void nh_ref(struct nh_table *t, uint32_t index);
 void nh_unref(struct nh_table *t, uint32_t index);
 
 /**
- * Delete nexthop `id`. Groups holding it shrink (resiliently); a group
- * left without members is emptied of buckets but stays. Refused while a
- * route refers to it (Linux would delete those routes).
+ * Delete nexthop `id`. Groups holding it shrink (resiliently). Refused
+ * while a route refers to it, or while it is the last member of a group
+ * (Linux would delete those routes, or that group and its routes: here
+ * nothing goes silently, and what is left can always be written down).
  * @return 0; -ENOENT; -EBUSY.
  */
 int nh_del(struct nh_table *t, uint32_t id);

@@ -393,12 +393,37 @@ test_implicit_group_lifecycle(void **state)
 	nh_table_free(t);
 }
 
+/* A group's last member is not deleted from under it: the group would
+ * have no path. Others shrink it; the group first, then the member. */
+static void
+test_last_member_kept(void **state)
+{
+	(void)state;
+	struct nh_table *t = make(2);
+	struct nh_member m[2] = {{1, 1}, {2, 1}};
+	uint32_t g, idx;
+	assert_int_equal(nh_group_set(t, 7, m, 2, &g), 0);
+	assert_int_equal(nh_del(t, 100), 0);      /* 2 left... */
+	assert_int_equal(nh_del(t, 101), -EBUSY); /* ...the last one stays */
+	struct nh_info info;
+	assert_int_equal(nh_get(t, g, &info), 0);
+	assert_int_equal(info.nb_members, 1);
+	route_all(t, g, 0, after);
+	for (uint32_t i = 0; i < FLOWS; i++)
+		assert_int_equal(after[i], 2);
+	assert_int_equal(nh_del(t, 7), 0);
+	assert_int_equal(nh_del(t, 101), 0);
+	assert_int_equal(nh_lookup_id(t, 101, &idx), -ENOENT);
+	nh_table_free(t);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_weighted_shares),
 		cmocka_unit_test(test_resilient_remove_and_add),
+		cmocka_unit_test(test_last_member_kept),
 		cmocka_unit_test(test_l3_policy_and_errors),
 		cmocka_unit_test(test_structured_flows),
 		cmocka_unit_test(test_implicit_group_lifecycle),
