@@ -17,17 +17,16 @@
 
 #include "router.h"
 
-static bool
-prefix_same(const struct fib_prefix *a, const struct fib_prefix *b)
+bool
+rt_prefix_same(const struct fib_prefix *a, const struct fib_prefix *b)
 {
 	return a->family == b->family && a->len == b->len &&
 	       (a->family == FIB_AF_INET ? a->addr.v4 == b->addr.v4
 					 : memcmp(a->addr.v6, b->addr.v6, 16) == 0);
 }
 
-/* The network of an address: host bits cleared. */
-static struct fib_prefix
-network(const struct fib_prefix *p)
+struct fib_prefix
+rt_prefix_network(const struct fib_prefix *p)
 {
 	struct fib_prefix n = *p;
 	if (p->family == FIB_AF_INET) {
@@ -67,7 +66,7 @@ static int
 find(const struct router *r, uint16_t port, const struct fib_prefix *p)
 {
 	for (unsigned int i = 0; i < r->nb_addrs; i++)
-		if (r->addr[i].port == port && prefix_same(&r->addr[i].p, p))
+		if (r->addr[i].port == port && rt_prefix_same(&r->addr[i].p, p))
 			return (int)i;
 	return -1;
 }
@@ -116,11 +115,11 @@ rt_addr_add(struct router *r, uint16_t port, const struct fib_prefix *p)
 	/* The prefix's connected route goes through the port of its first
 	 * address (rt_addr_del passes it on in that order too), so that the
 	 * addresses, in order, say where it goes (`save` relies on it). */
-	struct fib_prefix net = network(p);
+	struct fib_prefix net = rt_prefix_network(p);
 	struct nh_spec cs = {.type = NH_T_CONNECTED, .family = p->family, .port = port};
 	for (unsigned int k = 0; k < r->nb_addrs; k++) {
-		struct fib_prefix on = network(&r->addr[k].p);
-		if (prefix_same(&on, &net)) {
+		struct fib_prefix on = rt_prefix_network(&r->addr[k].p);
+		if (rt_prefix_same(&on, &net)) {
 			cs.port = r->addr[k].port;
 			break;
 		}
@@ -174,7 +173,7 @@ rt_addr_del(struct router *r, uint16_t port, const struct fib_prefix *p)
 	if (rt_prefix_link_local(p))
 		return 0;
 	bool v4 = p->family == FIB_AF_INET;
-	struct fib_prefix net = network(p), me = host(p);
+	struct fib_prefix net = rt_prefix_network(p), me = host(p);
 	/* The routes stay while another address needs them: the local one
 	 * while the address is configured anywhere (any length), the
 	 * broadcast one while any address has the prefix. The connected
@@ -185,9 +184,9 @@ rt_addr_del(struct router *r, uint16_t port, const struct fib_prefix *p)
 	const struct rt_addr *heir = NULL;
 	for (unsigned int k = 0; k < r->nb_addrs; k++) {
 		const struct rt_addr *o = &r->addr[k];
-		struct fib_prefix on = network(&o->p), oh = host(&o->p);
-		host_used |= prefix_same(&oh, &me);
-		if (!prefix_same(&on, &net))
+		struct fib_prefix on = rt_prefix_network(&o->p), oh = host(&o->p);
+		host_used |= rt_prefix_same(&oh, &me);
+		if (!rt_prefix_same(&on, &net))
 			continue;
 		net_here |= o->port == port;
 		if (heir == NULL)
@@ -243,14 +242,14 @@ rt_addr_routes(const struct router *r, struct fib_route *out, unsigned int max)
 		const struct fib_prefix *p = &r->addr[i].p;
 		if (rt_prefix_link_local(p))
 			continue;
-		struct fib_route k[3] = {
-			{.dst = host(p), .type = FIB_RT_LOCAL},
-			{.dst = network(p), .metric = p->family == FIB_AF_INET ? 0 : 256}};
+		struct fib_route k[3] = {{.dst = host(p), .type = FIB_RT_LOCAL},
+					 {.dst = rt_prefix_network(p),
+					  .metric = p->family == FIB_AF_INET ? 0 : 256}};
 		unsigned int nk = 2 + broadcast_route(p, &k[2]);
 		for (unsigned int j = 0; j < nk; j++) {
 			bool seen = false;
 			for (unsigned int m = 0; m < n && m < max && !seen; m++)
-				seen = prefix_same(&out[m].dst, &k[j].dst) &&
+				seen = rt_prefix_same(&out[m].dst, &k[j].dst) &&
 				       out[m].metric == k[j].metric;
 			if (seen)
 				continue;

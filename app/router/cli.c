@@ -844,13 +844,6 @@ cmd_stats(struct cli *c)
 	return 0;
 }
 
-static bool
-same_prefix(const struct fib_prefix *a, const struct fib_prefix *b)
-{
-	return a->family == b->family && a->len == b->len &&
-	       memcmp(&a->addr, &b->addr, sizeof(a->addr)) == 0;
-}
-
 /*
  * save: what the operator configured, as the commands that recreate it
  * in a routerd started on the same ports, one a line, in an order that
@@ -884,7 +877,7 @@ cmd_save(struct cli *c)
 	for (unsigned int k = 0; k < r->nb_addrs; k++) {
 		const struct rt_addr *ad = &r->addr[k];
 		struct fib_prefix ll = rt_port_link_local(r, ad->port);
-		if (!same_prefix(&ad->p, &ll))
+		if (!rt_prefix_same(&ad->p, &ll))
 			rt_buf_printf(c->out, "addr add %s dev %s\n",
 				      cli_fmt_prefix(&ad->p, a, sizeof(a)), r->port[ad->port].name);
 	}
@@ -892,7 +885,7 @@ cmd_save(struct cli *c)
 		struct fib_prefix ll = rt_port_link_local(r, i);
 		bool has_ll = false;
 		for (unsigned int k = 0; k < r->nb_addrs && !has_ll; k++)
-			has_ll = r->addr[k].port == i && same_prefix(&r->addr[k].p, &ll);
+			has_ll = r->addr[k].port == i && rt_prefix_same(&r->addr[k].p, &ll);
 		if (!has_ll)
 			rt_buf_printf(c->out, "addr del %s dev %s\n",
 				      cli_fmt_prefix(&ll, a, sizeof(a)), r->port[i].name);

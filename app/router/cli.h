@@ -70,6 +70,10 @@ void cli_event(struct router *r, unsigned int kind, bool deleted,
  * operator's changes as for its own (a MAC becoming usable or not). */
 void cli_neigh_event(struct router *r, const struct neigh_key *k);
 
+/* The nexthop an operator's id names (not 0, not the rules' own).
+ * @return 0 or -ENOENT. */
+int cli_nh_lookup_id(const struct router *r, uint32_t id, uint32_t *index);
+
 /* Command families. */
 int cli_route(struct cli *c);
 int cli_rule(struct cli *c);

@@ -12,6 +12,20 @@
 
 static void nexthop_event(struct cli *c, const void *n);
 
+/* Whether an id is the operator's: not 0 (implicit nexthops belong to
+ * their routes) nor the rules' own (RT_NH_ID_RULE_UNREACHABLE). */
+static bool
+operator_id(uint32_t id)
+{
+	return id != 0 && id != RT_NH_ID_RULE_UNREACHABLE;
+}
+
+int
+cli_nh_lookup_id(const struct router *r, uint32_t id, uint32_t *index)
+{
+	return operator_id(id) ? nh_lookup_id(r->nh, id, index) : -ENOENT;
+}
+
 static void
 nexthop_added(struct router *r, uint32_t idx)
 {
@@ -33,7 +47,7 @@ nexthop_add(struct cli *c)
 	int rc = cli_parse_u32(c, "id", cli_next(c), UINT32_MAX, &id);
 	if (rc < 0)
 		return rc;
-	if (id == 0 || id == RT_NH_ID_RULE_UNREACHABLE)
+	if (!operator_id(id))
 		return cli_fail(c, EINVAL, "nexthop add: id %u is reserved", id);
 	struct nh_spec s = {.id = id, .type = NH_T_CONNECTED};
 	struct fib_prefix via = {0};
@@ -73,8 +87,7 @@ nexthop_add(struct cli *c)
 					return rc;
 				if (weight == 0)
 					return cli_fail(c, EINVAL, "nexthop add: weight 0");
-				if (mid == RT_NH_ID_RULE_UNREACHABLE ||
-				    nh_lookup_id(r->nh, mid, &m[n].index) != 0)
+				if (cli_nh_lookup_id(r, mid, &m[n].index) != 0)
 					return cli_fail(c, ENOENT,
 							"nexthop add: no nexthop with id %u", mid);
 				m[n++].weight = (uint16_t)weight;
@@ -135,8 +148,8 @@ show_nexthop(const struct nh_info *n, void *arg)
 {
 	struct nh_show *s = arg;
 	struct cli *c = s->c;
-	if (n->spec.id == 0 || n->spec.id == RT_NH_ID_RULE_UNREACHABLE)
-		return 0; /* implicit nexthops belong to their routes; that one to rules */
+	if (!operator_id(n->spec.id))
+		return 0;
 	if (s->groups >= 0 && (n->spec.type == NH_T_GROUP) != s->groups)
 		return 0;
 	char gw[64] = "";
@@ -208,7 +221,7 @@ static int
 collect_id(const struct nh_info *n, void *arg)
 {
 	struct id_list *l = arg;
-	if (n->spec.id == 0 || n->spec.id == RT_NH_ID_RULE_UNREACHABLE)
+	if (!operator_id(n->spec.id))
 		return 0;
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? 2 * l->cap : 64;
@@ -276,7 +289,7 @@ cli_nexthop(struct cli *c)
 	int rc = cli_parse_u32(c, "id", cli_next(c), UINT32_MAX, &id);
 	if (rc < 0)
 		return rc;
-	if (id == RT_NH_ID_RULE_UNREACHABLE)
+	if (!operator_id(id))
 		return cli_fail(c, EINVAL, "nexthop del: id %u is reserved", id);
 	struct nh_info gone;
 	uint32_t idx;

@@ -293,8 +293,7 @@ route_nexthop(struct cli *c, const char *what, struct route_args *a)
 	if (a->has_nhid) {
 		if (a->has_via || a->has_dev)
 			return cli_fail(c, EINVAL, "%s: nhid excludes via and dev", what);
-		if (a->nhid == RT_NH_ID_RULE_UNREACHABLE ||
-		    nh_lookup_id(r->nh, a->nhid, &a->r.nh) != 0)
+		if (cli_nh_lookup_id(r, a->nhid, &a->r.nh) != 0)
 			return cli_fail(c, ENOENT, "%s: no nexthop with id %u", what, a->nhid);
 		nh_ref(r->nh, a->r.nh);
 		return 0;
@@ -977,7 +976,7 @@ address_key(const struct save_ctx *s, const struct fib_route *rt)
 {
 	for (unsigned int i = 0; i < s->nb_own; i++)
 		if (rt->table == FIB_TABLE_MAIN && rt->metric == s->own[i].metric &&
-		    rt->dst.len == s->own[i].dst.len && prefix_within(&rt->dst, &s->own[i].dst))
+		    rt_prefix_same(&rt->dst, &s->own[i].dst))
 			return true;
 	return false;
 }

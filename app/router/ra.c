@@ -48,20 +48,6 @@ schedule(struct rt_ra *ra, uint64_t now)
 	ra->next_ms = now + wait;
 }
 
-static bool
-same_net(const struct fib_prefix *a, const struct fib_prefix *b)
-{
-	if (a->len != b->len)
-		return false;
-	for (unsigned int i = 0; i < 16; i++) {
-		int bits = (int)a->len - 8 * (int)i;
-		uint8_t keep = bits >= 8 ? 0xff : bits <= 0 ? 0 : (uint8_t)(0xff << (8 - bits));
-		if ((a->addr.v6[i] ^ b->addr.v6[i]) & keep)
-			return false;
-	}
-	return true;
-}
-
 /* An advertisement to all nodes on port: the port's link-local address
  * as source (RFC 4861 6.1.2 makes hosts discard any other), its MTU, and
  * each prefix of its global IPv6 addresses, autonomous where it is a /64
@@ -76,6 +62,10 @@ send_ra(struct router *r, uint16_t port, uint16_t lifetime_s)
 			      .lifetime_s = lifetime_s,
 			      .mtu = r->port[port].mtu};
 	memcpy(ra.eth_src, r->port[port].mac.addr_bytes, 6);
+	/* The port's prefixes (networks, each once), then those it lost. */
+	struct fib_prefix net[NEIGH_RA_PREFIXES_MAX];
+	uint32_t valid[NEIGH_RA_PREFIXES_MAX];
+	unsigned int n = 0, current;
 	bool has_src = false;
 	for (unsigned int i = 0; i < r->nb_addrs; i++) {
 		const struct rt_addr *a = &r->addr[i];
@@ -87,45 +77,40 @@ send_ra(struct router *r, uint16_t port, uint16_t lifetime_s)
 			has_src = true;
 			continue;
 		}
+		struct fib_prefix q = rt_prefix_network(&a->p);
 		bool seen = false;
-		for (unsigned int k = 0; k < ra.nb_prefixes && !seen; k++) {
-			struct fib_prefix q = {.family = FIB_AF_INET6, .len = ra.prefix[k].len};
-			memcpy(q.addr.v6, ra.prefix[k].addr, 16);
-			seen = same_net(&a->p, &q);
+		for (unsigned int k = 0; k < n && !seen; k++)
+			seen = rt_prefix_same(&net[k], &q);
+		if (!seen && n < NEIGH_RA_PREFIXES_MAX) {
+			valid[n] = 1;
+			net[n++] = q;
 		}
-		if (seen || ra.nb_prefixes == NEIGH_RA_PREFIXES_MAX)
-			continue;
-		struct neigh_ra_prefix *p = &ra.prefix[ra.nb_prefixes++];
-		memcpy(p->addr, a->p.addr.v6, 16);
-		p->len = a->p.len;
-		p->autonomous = a->p.len == 64;
-		p->valid_s = PREFIX_VALID_S;
-		p->preferred_s = PREFIX_PREFERRED_S;
 	}
 	/* Prefixes gone from the port: preferred and valid lifetimes 0, so
 	 * hosts deprecate their addresses there at once (a host keeps a
 	 * valid one two more hours, RFC 4862 5.5.3 e). */
 	struct rt_ra *st = &r->ra[port];
-	unsigned int current = ra.nb_prefixes;
+	current = n;
 	for (unsigned int g = 0; g < RTE_DIM(st->gone); g++) {
 		struct rt_ra_gone *x = &st->gone[g];
-		struct fib_prefix q = {.family = FIB_AF_INET6, .len = x->len};
-		memcpy(q.addr.v6, x->addr, 16);
-		for (unsigned int k = 0; k < current && x->left; k++) {
-			struct fib_prefix c = {.family = FIB_AF_INET6, .len = ra.prefix[k].len};
-			memcpy(c.addr.v6, ra.prefix[k].addr, 16);
-			if (same_net(&q, &c))
+		for (unsigned int k = 0; k < current && x->left; k++)
+			if (rt_prefix_same(&net[k], &x->net))
 				x->left = 0; /* back on the port */
-		}
-		if (x->left == 0 || ra.nb_prefixes == NEIGH_RA_PREFIXES_MAX)
+		if (x->left == 0 || n == NEIGH_RA_PREFIXES_MAX)
 			continue;
-		struct neigh_ra_prefix *p = &ra.prefix[ra.nb_prefixes++];
-		memcpy(p->addr, x->addr, 16);
-		p->len = x->len;
-		p->autonomous = x->len == 64;
-		p->valid_s = p->preferred_s = 0;
+		valid[n] = 0;
+		net[n++] = x->net;
 		x->left--;
 	}
+	for (unsigned int k = 0; k < n; k++) {
+		struct neigh_ra_prefix *p = &ra.prefix[k];
+		memcpy(p->addr, net[k].addr.v6, 16);
+		p->len = net[k].len;
+		p->autonomous = net[k].len == 64;
+		p->valid_s = valid[k] ? PREFIX_VALID_S : 0;
+		p->preferred_s = valid[k] ? PREFIX_PREFERRED_S : 0;
+	}
+	ra.nb_prefixes = n;
 	ra.nb_rdnss = st->nb_rdnss;
 	memcpy(ra.rdnss, st->rdnss, sizeof(st->rdnss));
 	ra.rdnss_lifetime_s = lifetime_s ? RDNSS_LIFETIME_S : 0; /* a last one: stop using them */
@@ -137,12 +122,12 @@ send_ra(struct router *r, uint16_t port, uint16_t lifetime_s)
 	const uint16_t room =
 		14 + 40 + 16 + 8 + 8 + 32 * NEIGH_RA_PREFIXES_MAX + 8 + 16 * NEIGH_RA_RDNSS_MAX;
 	uint8_t *buf = (uint8_t *)rte_pktmbuf_append(m, room);
-	int n = buf ? neigh_ra_build(buf, room, &ra) : -ENOSPC;
-	if (n < 0) {
+	int len = buf ? neigh_ra_build(buf, room, &ra) : -ENOSPC;
+	if (len < 0) {
 		rte_pktmbuf_free(m);
 		return false;
 	}
-	rte_pktmbuf_trim(m, (uint16_t)(room - n));
+	rte_pktmbuf_trim(m, (uint16_t)(room - len));
 	rt_ctl_tx(r, port, m);
 	r->ra_sent++;
 	return true;
@@ -255,17 +240,14 @@ rt_ra_prefix_gone(struct router *r, uint16_t port, const struct fib_prefix *p)
 		return;
 	struct rt_ra_gone *slot = &ra->gone[0];
 	for (unsigned int g = 0; g < RTE_DIM(ra->gone); g++) {
-		struct fib_prefix q = {.family = FIB_AF_INET6, .len = ra->gone[g].len};
-		memcpy(q.addr.v6, ra->gone[g].addr, 16);
-		if (ra->gone[g].left != 0 && same_net(p, &q)) {
+		if (ra->gone[g].left != 0 && rt_prefix_same(p, &ra->gone[g].net)) {
 			slot = &ra->gone[g];
 			break;
 		}
 		if (ra->gone[g].left < slot->left)
 			slot = &ra->gone[g]; /* a free one, else the nearest done */
 	}
-	memcpy(slot->addr, p->addr.v6, 16);
-	slot->len = p->len;
+	slot->net = *p;
 	slot->left = RA_INITIAL;
 	rt_ra_changed(r, port);
 }

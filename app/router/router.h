@@ -201,8 +201,7 @@ struct router {
 		/* Prefixes the port lost: advertised with lifetimes 0 in the
 		 * next few, so hosts stop using their addresses in them. */
 		struct rt_ra_gone {
-			uint8_t addr[16];
-			uint8_t len;
+			struct fib_prefix net;
 			uint8_t left; /* advertisements still to carry it; 0: free */
 		} gone[8];
 	} ra[RT_MAX_PORTS];
@@ -389,6 +388,10 @@ void rt_ra_prefix_gone(struct router *r, uint16_t port, const struct fib_prefix 
 void rt_ra_shutdown(struct router *r);
 
 /* addr.c */
+/* Prefixes equal: family, length and address. */
+bool rt_prefix_same(const struct fib_prefix *a, const struct fib_prefix *b);
+/* The network of an address: host bits cleared. */
+struct fib_prefix rt_prefix_network(const struct fib_prefix *p);
 int rt_addr_add(struct router *r, uint16_t port, const struct fib_prefix *p);
 int rt_addr_del(struct router *r, uint16_t port, const struct fib_prefix *p);
 /* The routes the addresses install (local, connected, broadcast; main
