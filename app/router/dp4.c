@@ -143,6 +143,100 @@ validate4_fast(struct rt_worker *w, struct rte_mbuf *m, uint8_t *eth, bool hw_cs
 	return validate4_len(w, m, ip, sizeof(*ip), rte_pktmbuf_data_len(m) - RTE_ETHER_HDR_LEN);
 }
 
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512DQ__) && defined(__AVX512VL__)
+#define DP4_X8 8 /* packets validate4_x8 takes at once */
+
+/* Eight 8-byte words, one at byte `off` of each of eight buffers whose
+ * addresses are the lanes of `base`. */
+#define GATHER8(base, off) _mm512_i64gather_epi64((base), (const void *)(uintptr_t)(off), 1)
+
+/*
+ * Step 1 for eight packets at once, when each is the usual case:
+ * dp_frame_fast's frame (the port's MAC, IPv4, byte 14 0x45, room for
+ * the header), a checksum that verifies, a total length that fills the
+ * frame exactly (validate4_fast's common case) and no address that
+ * special4 would look at. Then their mbufs, headers and destinations
+ * are written to ok, ip and dst and true is returned; if any of the
+ * eight is not, nothing is written and the caller takes them one by one
+ * (so the checks here may be stricter than the scalar path's, never
+ * looser: a NIC's checksum verdict, for one, is left to it).
+ *
+ * Five 8-byte gathers read bytes 0-33 of each frame and one the mbufs'
+ * data_len; with the checks that is about 75 instructions for eight
+ * packets, where the scalar path spends about 40 on each (callgrind).
+ * In the ring loop, which is bound by the instructions it issues, it
+ * forwards about a tenth more (docs/performance.md). Bytes 0-33 of a
+ * frame are read whatever its length, as dp_frame_fast reads 16: they
+ * lie inside the mbuf's data room (a received frame starts
+ * RTE_PKTMBUF_HEADROOM into a buffer of at least 2 KiB), and a short
+ * frame fails the length test.
+ */
+static inline bool
+validate4_x8(uint64_t mac, struct rte_mbuf *const *pkts, uint8_t *const *frames,
+	     struct rte_mbuf **ok, struct rte_ipv4_hdr **ip, uint32_t *dst)
+{
+	static_assert(sizeof(void *) == 8, "lanes of 64-bit pointers");
+	const __m512i f = _mm512_loadu_si512(frames);
+	const __m512i mb = _mm512_loadu_si512(pkts);
+	const __m512i lo32 = _mm512_set1_epi64(0xffffffff);
+	__m512i len = GATHER8(mb, offsetof(struct rte_mbuf, data_len));
+	__m512i w0 = GATHER8(f, 0);  /* destination MAC, 2 bytes of the source */
+	__m512i w1 = GATHER8(f, 8);  /* ethertype at 12, version and IHL at 14 */
+	__m512i w2 = GATHER8(f, 16); /* total length, id, fragment, TTL, protocol */
+	__m512i w3 = GATHER8(f, 24); /* checksum, source, half the destination */
+	__m512i w4 = GATHER8(f, 26); /* source, destination */
+
+	/* The frame: bytes 0-5 the port's MAC, 12-14 08 00 45. */
+	__mmask8 good =
+		_mm512_testn_epi64_mask(_mm512_xor_si512(w0, _mm512_set1_epi64((long long)mac)),
+					_mm512_set1_epi64(0xffffffffffffll));
+	good = _mm512_mask_cmpeq_epi64_mask(
+		good, _mm512_and_si512(w1, _mm512_set1_epi64(0xffffff00000000ll)),
+		_mm512_set1_epi64(0x45000800000000ll));
+	/* The total length (bytes 16-17, big-endian) fills the frame, and
+	 * the frame holds the 20-byte header. */
+	len = _mm512_and_si512(len, _mm512_set1_epi64(0xffff));
+	__m512i total = _mm512_or_si512(
+		_mm512_and_si512(_mm512_srli_epi64(w2, 8), _mm512_set1_epi64(0xff)),
+		_mm512_slli_epi64(_mm512_and_si512(w2, _mm512_set1_epi64(0xff)), 8));
+	good = _mm512_mask_cmpeq_epi64_mask(
+		good, _mm512_add_epi64(total, _mm512_set1_epi64(RTE_ETHER_HDR_LEN)), len);
+	good = _mm512_mask_cmpge_epu64_mask(
+		good, len, _mm512_set1_epi64(RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv4_hdr)));
+	/* The checksum, as dp_csum_ok4 checks it: the header's ten 16-bit
+	 * words (bytes 14-33) summed as 32-bit halves, which stand for them
+	 * modulo 0xffff, verify when the sum is a non-zero multiple of 0xffff
+	 * (it is not zero: byte 14 is 0x45). */
+	__m512i sum = _mm512_add_epi64(_mm512_srli_epi64(w1, 48), _mm512_srli_epi64(w4, 48));
+	sum = _mm512_add_epi64(
+		sum, _mm512_add_epi64(_mm512_and_si512(w2, lo32), _mm512_srli_epi64(w2, 32)));
+	sum = _mm512_add_epi64(
+		sum, _mm512_add_epi64(_mm512_and_si512(w3, lo32), _mm512_srli_epi64(w3, 32)));
+	good = _mm512_mask_cmple_epu64_mask(
+		good, _mm512_mullo_epi64(sum, _mm512_set1_epi64((long long)0xfffefffefffeffffull)),
+		_mm512_set1_epi64(0x1000100010001ll));
+	/* The first octets of source (byte 26) and destination (byte 30):
+	 * none of 0, 127, 224-239 and 255, which addr4_class marks. */
+	__mmask64 odd = _mm512_cmpeq_epi8_mask(w4, _mm512_setzero_si512()) |
+			_mm512_cmpeq_epi8_mask(w4, _mm512_set1_epi8(127)) |
+			_mm512_cmpeq_epi8_mask(w4, _mm512_set1_epi8(-1)) |
+			_mm512_cmpeq_epi8_mask(_mm512_and_si512(w4, _mm512_set1_epi8(-16)),
+					       _mm512_set1_epi8(-32));
+	good = _mm512_mask_testn_epi64_mask(good, _mm512_movm_epi8(odd),
+					    _mm512_set1_epi64(0xff000000ffll));
+	if (good != 0xff)
+		return false;
+	_mm512_storeu_si512(ok, mb);
+	_mm512_storeu_si512(ip, _mm512_add_epi64(f, _mm512_set1_epi64(RTE_ETHER_HDR_LEN)));
+	const __m256i swap = _mm256_set_epi8(12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3,
+					     12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3);
+	_mm256_storeu_si256(
+		(__m256i *)dst,
+		_mm256_shuffle_epi8(_mm512_cvtepi64_epi32(_mm512_srli_epi64(w4, 32)), swap));
+	return true;
+}
+#endif
+
 /* The flow hash of a packet under the table's policy; non-first
  * fragments carry no ports and hash on addresses. */
 static inline uint32_t
@@ -245,7 +339,21 @@ dp4_run(const struct router *r, struct rt_worker *w, uint16_t port, struct rte_m
 	/* Step 1: validate; keep the good ones and their destinations. */
 	const struct dp_fast_frame fast =
 		dp_fast_frame_of(p, RTE_ETHER_TYPE_IPV4, 0x45, sizeof(struct rte_ipv4_hdr));
+#ifdef DP4_X8
+	uint64_t mac;
+	memcpy(&mac, &p->mac, sizeof(mac)); /* the bytes after it do not count */
+#endif
 	for (unsigned int i = 0; i < n; i++) {
+#ifdef DP4_X8
+		/* Eight at a time where all eight are the usual case; a group
+		 * that is not goes one by one. */
+		if (!l2group && i % DP4_X8 == 0 && i + DP4_X8 <= n &&
+		    likely(validate4_x8(mac, pkts + i, frames + i, ok + k, ip + k, dst + k))) {
+			k += DP4_X8;
+			i += DP4_X8 - 1;
+			continue;
+		}
+#endif
 		struct rte_mbuf *m = pkts[i];
 		uint8_t *eth = frames[i];
 		struct rte_ipv4_hdr *h;
