@@ -35,6 +35,7 @@ static struct {
 	unsigned int burst;    /* addresses per bulk lookup call */
 	unsigned int burst2;   /* a second burst size measured, 0: none */
 	unsigned int max_len6; /* IPv6 addresses only in prefixes this long or shorter */
+	int in_prefixes4;      /* IPv4 addresses inside random prefixes, as IPv6's */
 	int smoke;
 	const char *only; /* "4", "6" or "rules": run just that part */
 	FILE *summary;
@@ -81,10 +82,21 @@ make_addrs(struct workload *w)
 	w->addr_size = w->af == FIB_AF_INET ? 4 : 16;
 	w->addrs = malloc(w->addr_size * w->naddrs);
 	for (uint32_t i = 0; i < w->naddrs; i++) {
-		if (w->af == FIB_AF_INET) {
+		if (w->af == FIB_AF_INET && !opt.in_prefixes4) {
 			/* Uniform over the address space: the table covers
 			 * most of it, and each lookup lands on a random line. */
 			((uint32_t *)w->addrs)[i] = (uint32_t)bench_rand(&s);
+			continue;
+		}
+		if (w->af == FIB_AF_INET) {
+			/* A random address inside a random route: traffic to
+			 * where the table routes, which lands in the /16s
+			 * holding longer prefixes far more often than uniform
+			 * addresses do (docs/performance.md). */
+			const struct fib_prefix *p = &w->pl.p[bench_rand(&s) % w->pl.n];
+			uint32_t keep = p->len ? ~0u << (32 - p->len) : 0;
+			((uint32_t *)w->addrs)[i] =
+				(p->addr.v4 & keep) | ((uint32_t)bench_rand(&s) & ~keep);
 			continue;
 		}
 		/* IPv6 routes cover a sliver of the space: a uniform address
@@ -454,7 +466,9 @@ usage(const char *prog)
 		"  --burst2 N  a second burst size to measure, 0 for none (default 64)\n"
 		"  --max-len6 N  IPv6 addresses only inside prefixes of length <= N (default "
 		"128):\n"
-		"              how the lookup's cost grows with the levels it walks\n",
+		"              how the lookup's cost grows with the levels it walks\n"
+		"  --in-prefixes4  IPv4 addresses inside random prefixes of the table\n"
+		"              instead of uniform over the address space\n",
 		prog);
 }
 
@@ -476,6 +490,7 @@ main(int argc, char **argv)
 						 {"burst", required_argument, NULL, 'b'},
 						 {"burst2", required_argument, NULL, 'B'},
 						 {"max-len6", required_argument, NULL, 'L'},
+						 {"in-prefixes4", no_argument, NULL, 'P'},
 						 {NULL, 0, NULL, 0}};
 	int c;
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -507,6 +522,9 @@ main(int argc, char **argv)
 			break;
 		case 'L':
 			opt.max_len6 = (unsigned int)atoi(optarg);
+			break;
+		case 'P':
+			opt.in_prefixes4 = 1;
 			break;
 		default:
 			usage(argv[0]);

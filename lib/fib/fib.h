@@ -160,7 +160,7 @@ uint32_t fib_route_count(const struct fib *fib, uint32_t table, uint8_t family);
 
 /** Memory used by a table, lookup structures and RIB, in bytes. */
 struct fib_mem_stats {
-	uint64_t tbl24_bytes;  /* first-level arrays, both families */
+	uint64_t tbl24_bytes;  /* first-level arrays, both families, and IPv4's /16 summary */
 	uint64_t groups_bytes; /* second-level groups in use, both families */
 	uint32_t groups4_used, groups6_used;
 	uint64_t rib_bytes; /* RIB nodes and routes */

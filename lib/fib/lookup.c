@@ -13,7 +13,9 @@
  * tables are 32 and 64 MiB; the bench machine's L2 is 2 MiB and its L3
  * gives nothing measurable beyond that). A core keeps about 16 misses in
  * flight, so the bulk lookups exist to keep that many outstanding: each
- * level's reads for a whole burst are issued before any is used.
+ * level's reads for a whole burst are issued before any is used. IPv4
+ * reads its /16 summary first (mbt.h: 128 KiB, in L2), and the first
+ * level only for the /16s that are not uniform.
  */
 #include <stdalign.h>
 #include <string.h>
@@ -49,12 +51,21 @@ uint32_t
 fib_lookup4(const struct fib_table *t, uint32_t dst)
 {
 	const uint16_t *tbl24 = tbl24_of(&t->v4);
-	uint32_t e = tbl24[dst >> 8];
-	if (unlikely(e & MBT_EXT))
-		e = ((const uint16_t *)t->v4.groups)[group_base(e) + (dst & 0xff)];
+	uint32_t e = tbl24[MBT_SUM4_OFF + (dst >> 16)];
+	if (e & MBT_EXT) {
+		e = tbl24[dst >> 8];
+		if (unlikely(e & MBT_EXT))
+			e = ((const uint16_t *)t->v4.groups)[group_base(e) + (dst & 0xff)];
+	}
 	return e >> 1;
 }
 
+/* The portable path reads the first level directly, without the /16
+ * summary: it prefetches rather than gathers, and reading the summary
+ * first (a load it must wait for, then a choice of address) cost it 8
+ * instructions a lookup for no gain measurable on uniform addresses
+ * (docs/performance.md). The first level is complete whatever the
+ * summary says. */
 static inline void
 lookup4_chunk(const uint16_t *tbl24, const uint16_t *groups, const uint32_t *dst, uint32_t *nh,
 	      unsigned int n)
@@ -114,18 +125,33 @@ ext4_x16(__m512i e, __m512i a, const uint16_t *groups)
 	return mask_gather16(e, ext, idx, groups);
 }
 
-/* 32 lookups: two 16-lane gathers issued back to back, before anything
- * depends on them, so the first-level misses of all 32 overlap. */
-static inline void
-lookup4_x32(const uint16_t *tbl24, const uint16_t *groups, const uint32_t *dst, uint32_t *nh)
+/* Lanes whose /16 is not uniform read their first-level entry; the
+ * others keep the summary's answer. */
+static inline __m512i
+tbl24_x16(__m512i s, __m512i a, const uint16_t *tbl24)
 {
-	__m512i a0 = _mm512_loadu_si512(dst), a1 = _mm512_loadu_si512(dst + 16);
-	__m512i e0 = gather16(_mm512_srli_epi32(a0, 8), tbl24);
-	__m512i e1 = gather16(_mm512_srli_epi32(a1, 8), tbl24);
-	e0 = ext4_x16(e0, a0, groups);
-	e1 = ext4_x16(e1, a1, groups);
-	_mm512_storeu_si512(nh, _mm512_srli_epi32(e0, 1));
-	_mm512_storeu_si512(nh + 16, _mm512_srli_epi32(e1, 1));
+	__mmask16 ext = _mm512_test_epi32_mask(s, _mm512_set1_epi32(MBT_EXT));
+	return mask_gather16(s, ext, _mm512_srli_epi32(a, 8), tbl24);
+}
+
+/* 16 x v lookups (v = 2 or 4): each level's v gathers issued back to
+ * back, before anything depends on them, so the misses of all overlap,
+ * and the levels' latencies are paid once for all of them. */
+static __rte_always_inline void
+lookup4_xv(const uint16_t *tbl24, const uint16_t *groups, const uint32_t *dst, uint32_t *nh,
+	   unsigned int v)
+{
+	__m512i a[4], e[4];
+	for (unsigned int k = 0; k < v; k++) {
+		a[k] = _mm512_loadu_si512(dst + 16 * k);
+		e[k] = gather16(_mm512_srli_epi32(a[k], 16), tbl24 + MBT_SUM4_OFF);
+	}
+	for (unsigned int k = 0; k < v; k++)
+		e[k] = tbl24_x16(e[k], a[k], tbl24);
+	for (unsigned int k = 0; k < v; k++)
+		e[k] = ext4_x16(e[k], a[k], groups);
+	for (unsigned int k = 0; k < v; k++)
+		_mm512_storeu_si512(nh + 16 * k, _mm512_srli_epi32(e[k], 1));
 }
 #endif
 
@@ -134,8 +160,10 @@ fib_lookup4_bulk(const struct fib_table *t, const uint32_t *dst, uint32_t *nh, u
 {
 	const uint16_t *tbl24 = tbl24_of(&t->v4), *groups = t->v4.groups;
 #ifdef __AVX512F__
+	for (; n >= 64; n -= 64, dst += 64, nh += 64)
+		lookup4_xv(tbl24, groups, dst, nh, 4);
 	for (; n >= 32; n -= 32, dst += 32, nh += 32)
-		lookup4_x32(tbl24, groups, dst, nh);
+		lookup4_xv(tbl24, groups, dst, nh, 2);
 #endif
 	while (n > 0) {
 		unsigned int c = n < CHUNK ? n : CHUNK;

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+#include <assert.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -15,9 +16,12 @@ level_shift(unsigned int level)
 	return 128 - MBT_TBL24_BITS - MBT_GROUP_BITS * level;
 }
 
+/* The first level, and for IPv4 the summary after it (mbt.h). */
 static size_t
 tbl24_bytes(const struct mbt *m)
 {
+	if (m->esize == MBT_ESIZE4)
+		return ((size_t)MBT_SUM4_OFF + MBT_SUM4_SIZE) * MBT_ESIZE4 + MBT_SLACK;
 	return (size_t)MBT_TBL24_SIZE * m->esize + MBT_SLACK;
 }
 
@@ -82,6 +86,10 @@ mbt_init(struct mbt *m, unsigned int levels, unsigned int esize, uint32_t ngroup
 	m->reserve = ngroups / 64 < MBT_DELETE_RESERVE ? ngroups / 64 : MBT_DELETE_RESERVE;
 	m->defer = defer;
 	m->own_tbl24 = false;
+	/* Large enough for either family's first level (and summary). */
+	static_assert(((size_t)MBT_SUM4_OFF + MBT_SUM4_SIZE) * MBT_ESIZE4 <=
+			      (size_t)MBT_TBL24_SIZE * MBT_ESIZE6,
+		      "the shared zero table covers the IPv4 summary");
 	m->tbl24 = (void *)fib_mem_zero((size_t)MBT_TBL24_SIZE * MBT_ESIZE6 + MBT_SLACK);
 	m->groups = fib_mem_alloc(groups_bytes(m), false);
 	m->free_stack = malloc(sizeof(uint32_t) * (ngroups ? ngroups : 1));
@@ -353,6 +361,55 @@ own_tbl24(struct mbt *m)
 	return 0;
 }
 
+/* What the IPv4 summary says of a /16 whose 256 first-level entries are
+ * e, of which entry `at` was just written: their nexthop if they all
+ * hold the same one, else MBT_EXT. */
+static uint16_t
+summary_of(const uint16_t *e, uint32_t at)
+{
+	uint16_t v = e[at];
+	/* Most writes leave the /16 mixed, and the written entry's
+	 * neighbour or the /16's ends usually show it at once. */
+	if ((v & MBT_EXT) || e[at ^ 1] != v || e[0] != v || e[MBT_GROUP_SIZE - 1] != v)
+		return MBT_EXT;
+	/* Else a line at a time (vector code), stopping at the first that
+	 * differs. */
+	for (uint32_t i = 0; i < MBT_GROUP_SIZE; i += 32) {
+		uint16_t diff = 0;
+		for (uint32_t k = i; k < i + 32; k++)
+			diff |= (uint16_t)(e[k] ^ v);
+		if (diff != 0)
+			return MBT_EXT;
+	}
+	return v;
+}
+
+/*
+ * Writer, IPv4: bring the summary of every /16 that [lo, hi] touches up
+ * to date, after the first level (write_table). A /16 inside the range
+ * was filled whole with val; the one or two at its ends are scanned
+ * (512 bytes each). A reader that reads a summary entry before its
+ * update takes the /16's answer from before the write, which held until
+ * then; one that reads it after finds the first level already written.
+ */
+static void
+summary_write(struct mbt *m, fib_key_t lo, fib_key_t hi, uint32_t val)
+{
+	const unsigned int shift = 128 - MBT_SUM4_BITS;
+	uint16_t *t24 = m->tbl24, *sum = t24 + MBT_SUM4_OFF;
+	for (uint32_t x = (uint32_t)(lo >> shift); x <= (uint32_t)(hi >> shift); x++) {
+		fib_key_t xlo = (fib_key_t)x << shift, xhi = xlo | (((fib_key_t)1 << shift) - 1);
+		/* The first entry of the range inside this /16. */
+		uint32_t at =
+			lo > xlo ? (uint32_t)(lo >> level_shift(0)) & (MBT_GROUP_SIZE - 1) : 0;
+		uint16_t v = lo <= xlo && xhi <= hi
+				     ? (uint16_t)val
+				     : summary_of(t24 + ((size_t)x << MBT_GROUP_BITS), at);
+		if (sum[x] != v)
+			__atomic_store_n(&sum[x], v, __ATOMIC_RELEASE);
+	}
+}
+
 int
 mbt_write(struct mbt *m, const struct mbt_range *r, uint32_t n, uint32_t nh, bool for_delete)
 {
@@ -370,14 +427,23 @@ mbt_write(struct mbt *m, const struct mbt_range *r, uint32_t n, uint32_t nh, boo
 	/* Every group in use, and every one about to be, may be retired. */
 	if (defer_reserve(m->defer, m->used + d.count) < 0)
 		return -ENOMEM;
-	for (uint32_t i = 0; i < n; i++)
+	for (uint32_t i = 0; i < n; i++) {
 		write_table(m, m->tbl24, 0, 0, r[i].lo, r[i].hi, val);
+		if (m->esize == MBT_ESIZE4)
+			summary_write(m, r[i].lo, r[i].hi, val);
+	}
 	return 0;
 }
 
 uint32_t
 mbt_get(const struct mbt *m, fib_key_t key)
 {
+	if (m->esize == MBT_ESIZE4) {
+		uint16_t s =
+			((const uint16_t *)m->tbl24)[MBT_SUM4_OFF + (key >> (128 - MBT_SUM4_BITS))];
+		if (!(s & MBT_EXT))
+			return s >> 1;
+	}
 	uint32_t e = ent_get(m, m->tbl24, (uint32_t)(key >> level_shift(0)));
 	for (unsigned int level = 1; e & MBT_EXT; level++)
 		e = ent_get(m, child_of(m, e), (uint32_t)(key >> level_shift(level)) & 0xff);

@@ -17,6 +17,17 @@
  * groups, i.e. 32767 /24s holding longer prefixes. IPv6 needs far more
  * groups (about 0.2 per route on the real table), so it keeps 32 bits.
  *
+ * IPv4 also keeps a summary of 2^16 entries in front of the first level,
+ * one per /16: the /16's answer when all its 256 first-level entries
+ * hold one nexthop, else MBT_EXT ("read the first level"). It is 128
+ * KiB, so it stays in L2, and on the real table at least 72% of the
+ * /16s are uniform (unrouted space, and routes of /16 or shorter with
+ * nothing longer inside): a uniform random address then needs no read
+ * of the 32 MiB first level 72% of the time, and the lines of the first
+ * level that lookups still touch are those of the at most 18,271 other
+ * /16s, 9 MiB (docs/fib.md). It lives in the same allocation as the first level,
+ * MBT_SUM4_OFF entries in, so one pointer switch covers both.
+ *
  * Writer: one thread. Readers: any number, lock-free. The writer builds
  * a new group completely before a release store publishes it, overwrites
  * entries with single aligned stores (never torn), and hands unpublished
@@ -47,6 +58,11 @@ struct defer;
 #define MBT_GROUPS_MAX6 (1u << 24)
 /* Gathers read 4 bytes at a 2-byte entry: arrays get this much slack. */
 #define MBT_SLACK 64
+/* The IPv4 summary: one entry per /16, after the first level and its
+ * slack (offset in entries). */
+#define MBT_SUM4_BITS 16
+#define MBT_SUM4_SIZE (1u << MBT_SUM4_BITS)
+#define MBT_SUM4_OFF (MBT_TBL24_SIZE + MBT_SLACK / MBT_ESIZE4)
 
 struct mbt {
 	/* Read by readers on every lookup. tbl24 starts as the process's

@@ -282,8 +282,9 @@ void
 table_mem(const struct fib_table *t, struct fib_mem_stats *st)
 {
 	memset(st, 0, sizeof(*st));
-	st->tbl24_bytes = (uint64_t)MBT_TBL24_SIZE *
-			  (t->v4.own_tbl24 * MBT_ESIZE4 + t->v6.own_tbl24 * MBT_ESIZE6);
+	st->tbl24_bytes =
+		(uint64_t)t->v4.own_tbl24 * (MBT_TBL24_SIZE + MBT_SUM4_SIZE) * MBT_ESIZE4 +
+		(uint64_t)t->v6.own_tbl24 * MBT_TBL24_SIZE * MBT_ESIZE6;
 	st->groups4_used = t->v4.used;
 	st->groups6_used = t->v6.used;
 	st->groups_bytes = (uint64_t)MBT_GROUP_SIZE *
