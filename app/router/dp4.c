@@ -165,7 +165,7 @@ validate4_fast(struct rt_worker *w, struct rte_mbuf *m, uint8_t *eth, bool hw_cs
  * data_len; with the checks that is about 75 instructions for eight
  * packets, where the scalar path spends about 40 on each (callgrind).
  * In the ring loop, which is bound by the instructions it issues, it
- * forwards about a tenth more (docs/performance.md). Bytes 0-33 of a
+ * forwards about 8% more (docs/performance.md). Bytes 0-33 of a
  * frame are read whatever its length, as dp_frame_fast reads 16: they
  * lie inside the mbuf's data room (a received frame starts
  * RTE_PKTMBUF_HEADROOM into a buffer of at least 2 KiB), and a short

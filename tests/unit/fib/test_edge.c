@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Route semantics at the edges: /0, /32, /128, nesting, tables, metrics. */
+/* Route semantics at the edges: /0, /32, /128, nesting, tables, metrics,
+ * and IPv4's /16 summary following its /16s. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -293,6 +294,79 @@ test_walk_order(void **state)
 				   "0a800000/9:5:6 ");
 }
 
+/* Looks up 64 addresses of a /16 (a.b.0.0 + i * 1021, spread over its
+ * /24s) in one bulk call, the worker's burst, and checks each against
+ * the single lookup and against `want` for the addresses in [lo, hi]
+ * (host order), `other` elsewhere. */
+static void
+check_slash16(const struct fib *f, uint32_t net16, uint32_t lo, uint32_t hi, uint32_t want,
+	      uint32_t other)
+{
+	const struct fib_table *t = fib_table_lookup(f, 0);
+	uint32_t dst[64], nh[64];
+	for (uint32_t i = 0; i < 64; i++)
+		dst[i] = net16 | ((i * 1021u) & 0xffff);
+	dst[0] = lo; /* the edges of the range too */
+	dst[1] = hi;
+	fib_lookup4_bulk(t, dst, nh, 64);
+	for (uint32_t i = 0; i < 64; i++) {
+		uint32_t expect = dst[i] >= lo && dst[i] <= hi ? want : other;
+		if (nh[i] != expect || fib_lookup4(t, dst[i]) != expect)
+			fail_msg("%08x: bulk %u single %u, want %u", dst[i], nh[i],
+				 fib_lookup4(t, dst[i]), expect);
+	}
+}
+
+/* IPv4 keeps a summary per /16 (lib/fib/mbt.h): it must follow the /16
+ * from uniform to mixed and back, by adds, deletes, replaces and routes
+ * that say the same as their cover. */
+static void
+test_slash16_summary(void **state)
+{
+	struct fib *f = *state;
+	const uint32_t n16 = 0x0a010000; /* 10.1.0.0/16 */
+	struct fib_route r = R("10.0.0.0/8", 100, 0, 0);
+	assert_int_equal(fib_route_add(f, &r), 0);
+	check_slash16(f, n16, n16, n16 | 0xffff, 100, 0);
+	r = R("10.1.2.0/24", 101, 0, 0);
+	assert_int_equal(fib_route_add(f, &r), 0);
+	check_slash16(f, n16, 0x0a010200, 0x0a0102ff, 101, 100);
+	assert_int_equal(D(f, "10.1.2.0/24", 0, 0, true), 0);
+	check_slash16(f, n16, n16, n16 | 0xffff, 100, 0);
+	/* A more-specific that says what its cover says leaves it uniform. */
+	r = R("10.1.0.0/17", 100, 0, 0);
+	assert_int_equal(fib_route_add(f, &r), 0);
+	check_slash16(f, n16, n16, n16 | 0xffff, 100, 0);
+	r = R("10.1.128.0/17", 102, 0, 0);
+	assert_int_equal(fib_route_add(f, &r), 0);
+	check_slash16(f, n16, 0x0a018000, 0x0a01ffff, 102, 100);
+	/* The cover changes: the /16 beside it follows, this one does not. */
+	r = R("10.0.0.0/8", 103, 0, 0);
+	assert_int_equal(fib_route_replace(f, &r), 0);
+	check_slash16(f, 0x0a020000, 0x0a020000, 0x0a02ffff, 103, 0);
+	check_slash16(f, n16, 0x0a018000, 0x0a01ffff, 102, 100);
+	/* The /17s go: the /16 is one route's again. */
+	r = R("10.1.0.0/16", 104, 0, 0);
+	assert_int_equal(fib_route_add(f, &r), 0);
+	assert_int_equal(D(f, "10.1.0.0/17", 0, 0, true), 0);
+	check_slash16(f, n16, 0x0a018000, 0x0a01ffff, 102, 104);
+	assert_int_equal(D(f, "10.1.128.0/17", 0, 0, true), 0);
+	check_slash16(f, n16, n16, n16 | 0xffff, 104, 0);
+	/* Longer than /24: a group under the first level. */
+	r = R("10.1.4.128/25", 105, 0, 0);
+	assert_int_equal(fib_route_add(f, &r), 0);
+	check_slash16(f, n16, 0x0a010480, 0x0a0104ff, 105, 104);
+	assert_int_equal(D(f, "10.1.0.0/16", 0, 0, true), 0);
+	check_slash16(f, n16, 0x0a010480, 0x0a0104ff, 105, 103);
+	assert_int_equal(D(f, "10.1.4.128/25", 0, 0, true), 0);
+	check_slash16(f, n16, n16, n16 | 0xffff, 103, 0);
+	/* A route over many /16s, all of them uniform but its edges. */
+	r = R("10.0.0.0/9", 106, 0, 0);
+	assert_int_equal(fib_route_add(f, &r), 0);
+	check_slash16(f, 0x0a7f0000, 0x0a7f0000, 0x0a7fffff, 106, 0);
+	check_slash16(f, 0x0a800000, 0x0a800000, 0x0a80ffff, 103, 0);
+}
+
 int
 main(void)
 {
@@ -304,6 +378,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_types_and_match, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_invalid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_walk_order, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_slash16_summary, setup, teardown),
 	};
 	return cmocka_run_group_tests_name("fib_edge", tests, NULL, NULL);
 }
