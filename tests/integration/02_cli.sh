@@ -146,7 +146,10 @@ expect_out "control and neighbour counters in telemetry as in stats" \
 expect_out "worker load in DPDK telemetry" '"/router/workers": \{"worker0": \{"lcore": 1, "rx": [0-9]+, "forwarded": [0-9]+, "rounds": [1-9][0-9]*, "busy_rounds": [0-9]+, "busy_cycles": [0-9]+' \
 	bash -c "echo /router/workers | dpdk-telemetry.py -f $NS_PREFIX"
 check "stats reset" rc stats reset
-expect_out "stats in JSON" '"total.rx":0' rc -j stats
+# The reset shows in the forwarded count (one forwarded above); rx may
+# already count a stray frame from a host (an MLD report at its own
+# time was seen once).
+expect_out "stats in JSON" '"total.rx":[0-9]+,"total.forwarded":0,' rc -j stats
 expect_out "the devices' own drop counters, per port, from the reset" \
 	'"port.port0.rx_missed":0,"port.port0.rx_nombuf":0,"port.port0.rx_errors":0,"port.port0.tx_errors":0' \
 	rc -j stats
