@@ -318,7 +318,10 @@ dp_unsent(const struct router *r, struct rt_worker *w, struct rte_mbuf *m, const
  * byte is not. Divisibility by the odd 0xffff is one multiply by its
  * inverse modulo 2^64 and a compare (Granlund and Montgomery); the
  * compiler's own x % 0xffff took a 128-bit multiply and four more steps.
+ * dp4.c's eight-at-a-time check uses the same two constants.
  */
+#define DP_CSUM_INV 0xfffefffefffeffffull /* 0xffff's inverse modulo 2^64 */
+#define DP_CSUM_MAX 0x1000100010001ull    /* (2^64 - 1) / 0xffff */
 static inline bool
 dp_csum_ok4(const struct rte_ipv4_hdr *ip)
 {
@@ -331,7 +334,7 @@ dp_csum_ok4(const struct rte_ipv4_hdr *ip)
 	 * out because _addcarry_u64, which returns its sum through a
 	 * pointer, left a dead store behind in GCC 12. */
 	__asm__("add %1, %0\n\tadc %2, %0\n\tadc $0, %0" : "+r"(x) : "rm"(b), "rm"(c) : "cc");
-	return x * 0xfffefffefffeffffull <= 0x1000100010001ull;
+	return x * DP_CSUM_INV <= DP_CSUM_MAX;
 }
 
 /* Decrement the TTL and update the checksum in place: the word holding

@@ -152,7 +152,7 @@ validate4_fast(struct rt_worker *w, struct rte_mbuf *m, uint8_t *eth, bool hw_cs
 
 /*
  * Step 1 for eight packets at once, when each is the usual case:
- * dp_frame_fast's frame (the port's MAC, IPv4, byte 14 0x45, room for
+ * dp_frame_fast's frame (the bytes of its template that count, room for
  * the header), a checksum that verifies, a total length that fills the
  * frame exactly (validate4_fast's common case) and no address that
  * special4 would look at. Then their mbufs, headers and destinations
@@ -172,10 +172,17 @@ validate4_fast(struct rt_worker *w, struct rte_mbuf *m, uint8_t *eth, bool hw_cs
  * frame fails the length test.
  */
 static inline bool
-validate4_x8(uint64_t mac, struct rte_mbuf *const *pkts, uint8_t *const *frames,
+validate4_x8(const struct dp_fast_frame *fast, struct rte_mbuf *const *pkts, uint8_t *const *frames,
 	     struct rte_mbuf **ok, struct rte_ipv4_hdr **ip, uint32_t *dst)
 {
 	static_assert(sizeof(void *) == 8, "lanes of 64-bit pointers");
+	/* The template's bytes 0-7 and 8-15, and which of them count
+	 * (loop-invariant: built once a burst). */
+	const __m128i care = _mm_movm_epi8((__mmask16)fast->care);
+	const __m512i t_lo = _mm512_set1_epi64(_mm_cvtsi128_si64(fast->tmpl));
+	const __m512i t_hi = _mm512_set1_epi64(_mm_extract_epi64(fast->tmpl, 1));
+	const __m512i c_lo = _mm512_set1_epi64(_mm_cvtsi128_si64(care));
+	const __m512i c_hi = _mm512_set1_epi64(_mm_extract_epi64(care, 1));
 	const __m512i f = _mm512_loadu_si512(frames);
 	const __m512i mb = _mm512_loadu_si512(pkts);
 	const __m512i lo32 = _mm512_set1_epi64(0xffffffff);
@@ -186,13 +193,10 @@ validate4_x8(uint64_t mac, struct rte_mbuf *const *pkts, uint8_t *const *frames,
 	__m512i w3 = GATHER8(f, 24); /* checksum, source, half the destination */
 	__m512i w4 = GATHER8(f, 26); /* source, destination */
 
-	/* The frame: bytes 0-5 the port's MAC, 12-14 08 00 45. */
-	__mmask8 good =
-		_mm512_testn_epi64_mask(_mm512_xor_si512(w0, _mm512_set1_epi64((long long)mac)),
-					_mm512_set1_epi64(0xffffffffffffll));
-	good = _mm512_mask_cmpeq_epi64_mask(
-		good, _mm512_and_si512(w1, _mm512_set1_epi64(0xffffff00000000ll)),
-		_mm512_set1_epi64(0x45000800000000ll));
+	/* The frame: the template's bytes that count (the port's MAC, 08 00,
+	 * 45), as dp_frame_fast compares them. */
+	__mmask8 good = _mm512_testn_epi64_mask(_mm512_xor_si512(w0, t_lo), c_lo);
+	good = _mm512_mask_testn_epi64_mask(good, _mm512_xor_si512(w1, t_hi), c_hi);
 	/* The total length (bytes 16-17, big-endian) fills the frame, and
 	 * the frame holds the 20-byte header. */
 	len = _mm512_and_si512(len, _mm512_set1_epi64(0xffff));
@@ -201,8 +205,7 @@ validate4_x8(uint64_t mac, struct rte_mbuf *const *pkts, uint8_t *const *frames,
 		_mm512_slli_epi64(_mm512_and_si512(w2, _mm512_set1_epi64(0xff)), 8));
 	good = _mm512_mask_cmpeq_epi64_mask(
 		good, _mm512_add_epi64(total, _mm512_set1_epi64(RTE_ETHER_HDR_LEN)), len);
-	good = _mm512_mask_cmpge_epu64_mask(
-		good, len, _mm512_set1_epi64(RTE_ETHER_HDR_LEN + sizeof(struct rte_ipv4_hdr)));
+	good = _mm512_mask_cmpge_epu64_mask(good, len, _mm512_set1_epi64(fast->min_len));
 	/* The checksum, as dp_csum_ok4 checks it: the header's ten 16-bit
 	 * words (bytes 14-33) summed as 32-bit halves, which stand for them
 	 * modulo 0xffff, verify when the sum is a non-zero multiple of 0xffff
@@ -213,8 +216,8 @@ validate4_x8(uint64_t mac, struct rte_mbuf *const *pkts, uint8_t *const *frames,
 	sum = _mm512_add_epi64(
 		sum, _mm512_add_epi64(_mm512_and_si512(w3, lo32), _mm512_srli_epi64(w3, 32)));
 	good = _mm512_mask_cmple_epu64_mask(
-		good, _mm512_mullo_epi64(sum, _mm512_set1_epi64((long long)0xfffefffefffeffffull)),
-		_mm512_set1_epi64(0x1000100010001ll));
+		good, _mm512_mullo_epi64(sum, _mm512_set1_epi64((long long)DP_CSUM_INV)),
+		_mm512_set1_epi64((long long)DP_CSUM_MAX));
 	/* The first octets of source (byte 26) and destination (byte 30):
 	 * none of 0, 127, 224-239 and 255, which addr4_class marks. */
 	__mmask64 odd = _mm512_cmpeq_epi8_mask(w4, _mm512_setzero_si512()) |
@@ -339,16 +342,12 @@ dp4_run(const struct router *r, struct rt_worker *w, uint16_t port, struct rte_m
 	/* Step 1: validate; keep the good ones and their destinations. */
 	const struct dp_fast_frame fast =
 		dp_fast_frame_of(p, RTE_ETHER_TYPE_IPV4, 0x45, sizeof(struct rte_ipv4_hdr));
-#ifdef DP4_X8
-	uint64_t mac;
-	memcpy(&mac, &p->mac, sizeof(mac)); /* the bytes after it do not count */
-#endif
 	for (unsigned int i = 0; i < n; i++) {
 #ifdef DP4_X8
 		/* Eight at a time where all eight are the usual case; a group
 		 * that is not goes one by one. */
 		if (!l2group && i % DP4_X8 == 0 && i + DP4_X8 <= n &&
-		    likely(validate4_x8(mac, pkts + i, frames + i, ok + k, ip + k, dst + k))) {
+		    likely(validate4_x8(&fast, pkts + i, frames + i, ok + k, ip + k, dst + k))) {
 			k += DP4_X8;
 			i += DP4_X8 - 1;
 			continue;

@@ -16,11 +16,18 @@ level_shift(unsigned int level)
 	return 128 - MBT_TBL24_BITS - MBT_GROUP_BITS * level;
 }
 
-/* The first level, and for IPv4 the summary after it (mbt.h). */
+/* Whether the first level has a /16 summary after it: IPv4's (mbt.h). */
+static inline bool
+has_summary(const struct mbt *m)
+{
+	return m->esize == MBT_ESIZE4;
+}
+
+/* The first level, and the summary after it if it has one. */
 static size_t
 tbl24_bytes(const struct mbt *m)
 {
-	if (m->esize == MBT_ESIZE4)
+	if (has_summary(m))
 		return ((size_t)MBT_SUM4_OFF + MBT_SUM4_SIZE) * MBT_ESIZE4 + MBT_SLACK;
 	return (size_t)MBT_TBL24_SIZE * m->esize + MBT_SLACK;
 }
@@ -429,7 +436,7 @@ mbt_write(struct mbt *m, const struct mbt_range *r, uint32_t n, uint32_t nh, boo
 		return -ENOMEM;
 	for (uint32_t i = 0; i < n; i++) {
 		write_table(m, m->tbl24, 0, 0, r[i].lo, r[i].hi, val);
-		if (m->esize == MBT_ESIZE4)
+		if (has_summary(m))
 			summary_write(m, r[i].lo, r[i].hi, val);
 	}
 	return 0;
@@ -438,7 +445,7 @@ mbt_write(struct mbt *m, const struct mbt_range *r, uint32_t n, uint32_t nh, boo
 uint32_t
 mbt_get(const struct mbt *m, fib_key_t key)
 {
-	if (m->esize == MBT_ESIZE4) {
+	if (has_summary(m)) {
 		uint16_t s =
 			((const uint16_t *)m->tbl24)[MBT_SUM4_OFF + (key >> (128 - MBT_SUM4_BITS))];
 		if (!(s & MBT_EXT))
