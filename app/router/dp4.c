@@ -11,6 +11,7 @@
 
 #include "dp.h"
 #include "dp_stages.h"
+#include "dp_x8.h"
 
 /*
  * Addresses that need a closer look, by first octet, so that one table
@@ -143,12 +144,7 @@ validate4_fast(struct rt_worker *w, struct rte_mbuf *m, uint8_t *eth, bool hw_cs
 	return validate4_len(w, m, ip, sizeof(*ip), rte_pktmbuf_data_len(m) - RTE_ETHER_HDR_LEN);
 }
 
-#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512DQ__) && defined(__AVX512VL__)
-#define DP4_X8 8 /* packets validate4_x8 takes at once */
-
-/* Eight 8-byte words, one at byte `off` of each of eight buffers whose
- * addresses are the lanes of `base`. */
-#define GATHER8(base, off) _mm512_i64gather_epi64((base), (const void *)(uintptr_t)(off), 1)
+#ifdef DP_X8
 
 /*
  * Step 1 for eight packets at once, when each is the usual case:
@@ -186,12 +182,12 @@ validate4_x8(const struct dp_fast_frame *fast, struct rte_mbuf *const *pkts, uin
 	const __m512i f = _mm512_loadu_si512(frames);
 	const __m512i mb = _mm512_loadu_si512(pkts);
 	const __m512i lo32 = _mm512_set1_epi64(0xffffffff);
-	__m512i len = GATHER8(mb, offsetof(struct rte_mbuf, data_len));
-	__m512i w0 = GATHER8(f, 0);  /* destination MAC, 2 bytes of the source */
-	__m512i w1 = GATHER8(f, 8);  /* ethertype at 12, version and IHL at 14 */
-	__m512i w2 = GATHER8(f, 16); /* total length, id, fragment, TTL, protocol */
-	__m512i w3 = GATHER8(f, 24); /* checksum, source, half the destination */
-	__m512i w4 = GATHER8(f, 26); /* source, destination */
+	__m512i len = DP_GATHER8(mb, offsetof(struct rte_mbuf, data_len));
+	__m512i w0 = DP_GATHER8(f, 0);  /* destination MAC, 2 bytes of the source */
+	__m512i w1 = DP_GATHER8(f, 8);  /* ethertype at 12, version and IHL at 14 */
+	__m512i w2 = DP_GATHER8(f, 16); /* total length, id, fragment, TTL, protocol */
+	__m512i w3 = DP_GATHER8(f, 24); /* checksum, source, half the destination */
+	__m512i w4 = DP_GATHER8(f, 26); /* source, destination */
 
 	/* The frame: the template's bytes that count (the port's MAC, 08 00,
 	 * 45), as dp_frame_fast compares them. */
@@ -343,13 +339,13 @@ dp4_run(const struct router *r, struct rt_worker *w, uint16_t port, struct rte_m
 	const struct dp_fast_frame fast =
 		dp_fast_frame_of(p, RTE_ETHER_TYPE_IPV4, 0x45, sizeof(struct rte_ipv4_hdr));
 	for (unsigned int i = 0; i < n; i++) {
-#ifdef DP4_X8
+#ifdef DP_X8
 		/* Eight at a time where all eight are the usual case; a group
 		 * that is not goes one by one. */
-		if (!l2group && i % DP4_X8 == 0 && i + DP4_X8 <= n &&
+		if (!l2group && i % DP_X8 == 0 && i + DP_X8 <= n &&
 		    likely(validate4_x8(&fast, pkts + i, frames + i, ok + k, ip + k, dst + k))) {
-			k += DP4_X8;
-			i += DP4_X8 - 1;
+			k += DP_X8;
+			i += DP_X8 - 1;
 			continue;
 		}
 #endif
@@ -416,6 +412,17 @@ dp4_run(const struct router *r, struct rt_worker *w, uint16_t port, struct rte_m
 	struct dp_out out;
 	unsigned int sent = 0;
 	for (unsigned int i = 0; i < k; i++) {
+#ifdef DP_X8
+		/* Eight at a time where all eight take act4's common case
+		 * (dp_x8.h); a group that does not goes one by one. */
+		if (i % DP_X8 == 0 && i + DP_X8 <= k &&
+		    likely(dp_act_x8(w, ok + i, (void *const *)(ip + i), nh + i, out.m + sent,
+				     out.port + sent, false))) {
+			sent += DP_X8;
+			i += DP_X8 - 1;
+			continue;
+		}
+#endif
 		int q = act4(r, w, ok[i], ip[i], nh[i]);
 		if (q >= 0) {
 			out.m[sent] = ok[i];
