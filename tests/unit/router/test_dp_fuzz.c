@@ -21,8 +21,10 @@
  *
  * A fourth run sends IPv4 only and breaks eight times more rarely, so
  * that most aligned groups of eight frames are clean or hold a single
- * broken one: the case the stage's eight-at-a-time validation
- * (validate4_x8) takes or must refuse.
+ * broken one: the case the stages' eight-at-a-time steps (validate4_x8,
+ * dp_act_x8) take or must refuse; a fifth does the same for IPv6
+ * (validate6_x8). Both add routes through a second gateway and through
+ * an unresolved one, so that groups mix nexthops.
  *
  * FUZZ_SEED=N in the environment picks another sequence; a failure
  * prints the seed and the first frame that went wrong.
@@ -52,7 +54,7 @@ static struct router r;
 static const uint8_t gw_mac[6] = {0x02, 0, 0, 0, 0, 0x99};
 static const uint8_t gw2_mac[6] = {0x02, 0, 0, 0, 0, 0x9a}; /* ECMP's second path */
 static struct fib_route route4, route6;
-static uint32_t gw4;         /* route4's first nexthop: a gateway resolved to gw_mac */
+static uint32_t gw4, gw6;    /* route4's and route6's first nexthops: resolved to gw_mac */
 static uint64_t seed, seed0; /* the generator's state, and where it began */
 
 /* The burst in flight: each frame as it was built, and what became of
@@ -70,6 +72,7 @@ static unsigned long seen_total, frame_no;
 static unsigned long sent_by_mac[2]; /* by gateway: gw_mac, gw2_mac */
 static char failure[512];            /* the first failure, reported after the burst */
 static bool clean4;                  /* IPv4 only, broken eight times more rarely */
+static bool clean6;                  /* the same for IPv6 */
 static bool ecmp;                    /* the routes lead to a group of two gateways */
 static unsigned long clean_groups;   /* aligned groups of 8 the model forwards whole */
 
@@ -88,11 +91,11 @@ below(unsigned int n)
 	return (unsigned int)(rnd() % n);
 }
 
-/* A random event of probability 1/n (1/8n in the clean IPv4 run). */
+/* A random event of probability 1/n (1/8n in the clean runs). */
 static bool
 one_in(unsigned int n)
 {
-	return below(clean4 ? 8 * n : n) == 0;
+	return below(clean4 || clean6 ? 8 * n : n) == 0;
 }
 
 static void
@@ -163,7 +166,10 @@ zero_but_last(const uint8_t *a, uint8_t last)
 
 /* Whether the router forwards an IPv6 frame (RFC 8200, RFC 4291; the
  * one route is 2001:db8:ffff::/48; the router has no addresses, so a
- * link-local source never goes anywhere). */
+ * link-local source never goes anywhere). The clean IPv6 run adds a
+ * default route and two /68s in the /48, as the clean IPv4 run does:
+ * 2001:db8:ffff:0:1000::/68 through a second gateway and
+ * 2001:db8:ffff::/68 through an unresolved one. */
 static bool
 model6(const uint8_t *f, unsigned int len)
 {
@@ -179,7 +185,10 @@ model6(const uint8_t *f, unsigned int len)
 		return false;
 	if (dst[0] == 0xff || zero_but_last(dst, 0) || (dst[0] == 0xfe && (dst[1] & 0xc0) == 0x80))
 		return false;
-	return memcmp(dst, route, sizeof(route)) == 0 && ip[7] > 1 && 40 + plen <= MTU;
+	bool in48 = memcmp(dst, route, sizeof(route)) == 0;
+	if (clean6 && in48 && dst[6] == 0 && dst[7] == 0 && dst[8] >> 4 == 0)
+		return false; /* the unresolved /68 */
+	return (clean6 || in48) && ip[7] > 1 && 40 + plen <= MTU;
 }
 
 static bool
@@ -210,10 +219,15 @@ check_sent(struct sent *s, const uint8_t *out, unsigned int len)
 	s->seen = true;
 	if (len != 14 + ip_len)
 		return "sent with the wrong length (padding not trimmed?)";
-	/* The route's gateway: 198.18.16.0/20's in the clean IPv4 run;
+	/* The route's gateway: 198.18.16.0/20's or 2001:db8:ffff:0:1000::/68's
+	 * in the clean runs;
 	 * either of the group's two in the ECMP run. */
+	static const uint8_t in68[9] = {0x20, 0x01, 0x0d, 0xb8, 0xff, 0xff, 0, 0, 0x10};
 	const uint8_t *gw =
-		v4 && clean4 && (be32(o + 30) & 0xfffff000u) == 0xc6121000u ? gw2_mac : gw_mac;
+		(v4 && clean4 && (be32(o + 30) & 0xfffff000u) == 0xc6121000u) ||
+				(!v4 && clean6 && memcmp(o + 38, in68, 8) == 0 && o[46] >> 4 == 1)
+			? gw2_mac
+			: gw_mac;
 	if ((memcmp(out, gw, 6) != 0 && !(ecmp && memcmp(out, gw2_mac, 6) == 0)) ||
 	    memcmp(out + 6, r.port[1].mac.addr_bytes, 6) != 0 || out[12] != o[12] ||
 	    out[13] != o[13])
@@ -290,7 +304,7 @@ addr6(uint8_t *a, bool is_dst)
 	memcpy(a, is_dst ? base_dst : base_src, 16);
 	a[15] = (uint8_t)below(256);
 	a[8] = (uint8_t)below(256);
-	if (below(5) != 0)
+	if (!one_in(5))
 		return;
 	switch (below(8)) {
 	case 0: /* unspecified */
@@ -332,7 +346,7 @@ build(uint8_t *f)
 	unsigned int payload = below(10) < 5   ? below(65)
 			       : below(10) < 8 ? below(1501)
 					       : below(1701);
-	unsigned int kind = clean4 ? 0 : below(20), len;
+	unsigned int kind = clean4 ? 0 : clean6 ? 9 : below(20), len;
 	memcpy(f, r.port[0].mac.addr_bytes, 6);
 	if (one_in(20)) /* broadcast, multicast or another host */
 		f[0] = below(2) ? 0xff : (uint8_t)(f[0] ^ (1 + below(3)));
@@ -384,7 +398,7 @@ build(uint8_t *f)
 		for (unsigned int i = 14; i < len; i++)
 			f[i] = (uint8_t)rnd();
 		ip[0] = (uint8_t)(0x60 | (ip[0] & 0xf));
-		if (below(30) == 0)
+		if (one_in(30))
 			ip[0] = (uint8_t)(below(16) << 4);
 		ip[4] = (uint8_t)(payload >> 8), ip[5] = (uint8_t)payload;
 		ip[6] = below(4) ? 17 : (uint8_t)rnd(); /* extension headers too */
@@ -400,7 +414,7 @@ build(uint8_t *f)
 			f[i] = (uint8_t)rnd();
 	}
 	/* What the wire does to frames. */
-	unsigned int what = below(clean4 ? 160 : 20);
+	unsigned int what = below(clean4 || clean6 ? 160 : 20);
 	if (what == 0) { /* cut short, anywhere */
 		len = below(len + 1);
 	} else if (what == 1 || what == 2) { /* Ethernet padding */
@@ -486,7 +500,7 @@ random_frames(void)
 	/* Every mbuf came back once: none leaked, none freed twice. */
 	assert_int_equal(rte_mempool_avail_count(r.pool), pool0);
 	/* The mix is what it is meant to be: each outcome is common. */
-	if (!clean4) {
+	if (!clean4 && !clean6) {
 		assert_true(fwd > FRAMES / 5 && dropped > FRAMES / 10 && punts > FRAMES / 20);
 		return;
 	}
@@ -585,6 +599,42 @@ test_clean_ipv4(void **state)
 	assert_int_equal(fib_route_replace(r.fib, &route4), 0);
 }
 
+/* The same for IPv6: frames broken eight times more rarely, so that
+ * validate6_x8 and the action step take most groups of eight, with a
+ * default route and two /68s in the /48 (model6). */
+static void
+test_clean_ipv6(void **state)
+{
+	(void)state;
+	struct nh_spec unresolved = {.type = NH_T_GATEWAY, .family = FIB_AF_INET6, .port = 1};
+	static const uint8_t gw_unresolved[16] = {0x20, 0x01, 0x0d, 0xb8, [15] = 4};
+	memcpy(unresolved.gw, gw_unresolved, sizeof(gw_unresolved));
+	uint32_t nh_unresolved;
+	assert_int_equal(nh_add(r.nh, &unresolved, &nh_unresolved), 0);
+	struct fib_route slash48 = route6, dflt = {.dst = {.family = FIB_AF_INET6}, .nh = gw6};
+	struct fib_route other = {.dst = {.family = FIB_AF_INET6, .len = 68},
+				  .nh = dp_harness_gateway(&r, FIB_AF_INET6, 3, gw2_mac)};
+	struct fib_route pending = {.dst = {.family = FIB_AF_INET6, .len = 68},
+				    .nh = nh_unresolved};
+	memcpy(other.dst.addr.v6, route6.dst.addr.v6, 16);
+	memcpy(pending.dst.addr.v6, route6.dst.addr.v6, 16);
+	other.dst.addr.v6[8] = 0x10;
+	slash48.nh = gw6; /* an earlier test may have left a group there */
+	assert_int_equal(fib_route_replace(r.fib, &slash48), 0);
+	assert_int_equal(fib_route_add(r.fib, &dflt), 0);
+	assert_int_equal(fib_route_add(r.fib, &other), 0);
+	assert_int_equal(fib_route_add(r.fib, &pending), 0);
+	clean6 = true;
+	clean_groups = 0;
+	random_frames();
+	clean6 = false;
+	assert_true(sent_by_mac[0] > FRAMES / 10 && sent_by_mac[1] > FRAMES / 100);
+	assert_int_equal(fib_route_del(r.fib, &pending, false), 0);
+	assert_int_equal(fib_route_del(r.fib, &other, false), 0);
+	assert_int_equal(fib_route_del(r.fib, &dflt, false), 0);
+	assert_int_equal(fib_route_replace(r.fib, &route6), 0);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -603,6 +653,7 @@ main(int argc, char **argv)
 	gw4 = route4.nh;
 	route6 = (struct fib_route){.dst = {.family = FIB_AF_INET6, .len = 48},
 				    .nh = dp_harness_gateway(&r, FIB_AF_INET6, 1, gw_mac)};
+	gw6 = route6.nh;
 	static const uint8_t p6[6] = {0x20, 0x01, 0x0d, 0xb8, 0xff, 0xff};
 	memcpy(route6.dst.addr.v6, p6, sizeof(p6));
 	if (fib_route_add(r.fib, &route4) < 0 || fib_route_add(r.fib, &route6) < 0)
@@ -615,6 +666,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_random_frames_port_rule),
 		cmocka_unit_test(test_random_frames_ecmp),
 		cmocka_unit_test(test_clean_ipv4),
+		cmocka_unit_test(test_clean_ipv6),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	rte_eal_cleanup();
