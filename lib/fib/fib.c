@@ -212,6 +212,21 @@ fib_route_match(const struct fib *fib, uint32_t table, const struct fib_prefix *
 }
 
 int
+fib_sync_down(struct fib *fib)
+{
+	if (fib->conf.nh_down == NULL)
+		return 0;
+	int rc = 0;
+	const struct table_set *ts = fib->tables;
+	for (uint32_t i = 0; ts != NULL && i < ts->n; i++) {
+		int r = table_sync_down(ts->e[i].t);
+		if (rc == 0)
+			rc = r;
+	}
+	return rc;
+}
+
+int
 fib_route_walk(const struct fib *fib, uint32_t table, uint8_t family, fib_route_cb cb, void *arg)
 {
 	if (cb == NULL || (family != FIB_AF_INET && family != FIB_AF_INET6))

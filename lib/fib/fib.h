@@ -60,6 +60,8 @@ struct fib_prefix {
 	} addr;
 };
 
+#define FIB_RF_DOWN 0x01 /* fib_route.flags: its nexthop is down (fib_conf.nh_down) */
+
 struct fib_route {
 	struct fib_prefix dst;
 	uint32_t table;  /* 0 means FIB_TABLE_MAIN */
@@ -67,6 +69,7 @@ struct fib_route {
 	uint32_t nh;     /* nexthop or group index; required for unicast */
 	uint8_t type;    /* enum fib_route_type */
 	uint8_t origin;  /* protocol tag, opaque to the fib */
+	uint8_t flags;   /* FIB_RF_*: written by get, match and walk; not read */
 };
 
 struct fib_conf {
@@ -89,6 +92,15 @@ struct fib_conf {
 	 * unreachable there, host unreachable for an unreachable route, so
 	 * the datapath may want another nexthop. 0: type_nh[UNREACHABLE]. */
 	uint32_t rule_unreachable_nh;
+	/* Whether a unicast route's nexthop leads nowhere for now (its port
+	 * is down). Such a route is kept and walked, flagged FIB_RF_DOWN, but
+	 * lookups skip it: the prefix's next route by metric answers, or
+	 * when none is left the covering prefix, as if it were deleted (as
+	 * Linux deletes the routes of a device set down, and other routers
+	 * withdraw them). Asked when a route is added or replaced and by
+	 * fib_sync_down. NULL: nothing is ever down. */
+	bool (*nh_down)(void *ctx, uint32_t nh);
+	void *nh_down_ctx;
 };
 
 /**
@@ -134,11 +146,22 @@ int fib_route_get(const struct fib *fib, const struct fib_route *key, bool any_m
 
 /**
  * Longest-prefix match of one address (dst.len ignored) in a table,
- * returning the preferred route. Writer thread only: it reads the RIB.
+ * returning the preferred route, as lookups do (routes that are down
+ * skipped). Writer thread only: it reads the RIB.
  * @return 0 with *out filled, or -ENOENT when no route covers the address.
  */
 int fib_route_match(const struct fib *fib, uint32_t table, const struct fib_prefix *addr,
 		    struct fib_route *out);
+
+/**
+ * After nexthops went down or came up (fib_conf.nh_down answers
+ * differently): ask again for every unicast route of every table, and
+ * install or withdraw the prefixes whose answer changed.
+ * @return 0; or the first error of the routes that could not be installed
+ *   again (-ENOSPC, -ENOMEM), which stay down and are tried at the next
+ *   call, every other change having been made.
+ */
+int fib_sync_down(struct fib *fib);
 
 /** Callback for fib_route_walk(); a non-zero return stops the walk. */
 typedef int (*fib_route_cb)(const struct fib_route *r, void *arg);

@@ -38,7 +38,7 @@ rib_find(const struct rib *rib, fib_key_t key, unsigned int len, struct rib_node
 	while (n != NULL && node_covers(n, key, len)) {
 		if (n->len == len)
 			break;
-		if (n->routes != NULL)
+		if (rib_best(n) != NULL)
 			cover = n;
 		n = n->child[key_bit(key, n->len)];
 	}
@@ -76,7 +76,7 @@ rib_insert(struct rib *rib, fib_key_t key, unsigned int len, struct rib_node **c
 	while ((n = *link) != NULL && node_covers(n, key, len)) {
 		if (n->len == len)
 			break;
-		if (n->routes != NULL)
+		if (rib_best(n) != NULL)
 			cover = n;
 		parent = n;
 		link = &n->child[key_bit(key, n->len)];
@@ -147,7 +147,7 @@ rib_match(const struct rib *rib, fib_key_t key)
 {
 	struct rib_node *n = rib->root, *best = NULL;
 	while (n != NULL && node_covers(n, key, 128)) {
-		if (n->routes != NULL)
+		if (rib_best(n) != NULL)
 			best = n;
 		if (n->len == 128)
 			break;
@@ -187,13 +187,13 @@ struct gap_walk {
 	bool done;        /* the cursor passed the last key */
 };
 
-/* Emit the gaps before each nearest routed descendant, in key order. */
+/* Emit the gaps before each nearest live descendant, in key order. */
 static int
 gaps(struct gap_walk *w, const struct rib_node *n)
 {
 	if (n == NULL)
 		return 0;
-	if (n->routes == NULL) {
+	if (rib_best(n) == NULL) {
 		int rc = gaps(w, n->child[0]);
 		return rc ? rc : gaps(w, n->child[1]);
 	}

@@ -6,10 +6,13 @@
  * joins two subtrees (a glue node). N prefixes take at most 2N - 1 nodes.
  *
  * The lookup structures are derived from it: the region a node's best
- * route owns is its prefix minus the prefixes of its nearest routed
+ * route owns is its prefix minus the prefixes of its nearest live
  * descendants (rib_ranges), and what that region shows without the node
- * is the best route of its nearest routed ancestor (the `covering` node
- * rib_find and rib_insert report).
+ * is the best route of its nearest live ancestor (the `covering` node
+ * rib_find and rib_insert report). A node is live when it has a route
+ * that is not down (RIB_RT_DOWN: its nexthop leads nowhere for now);
+ * its best route is the first of those. A node whose routes are all
+ * down keeps them, and is to lookups what a glue node is.
  *
  * Writer thread only: readers never see the RIB.
  */
@@ -22,12 +25,15 @@
 #include "mbt.h"
 #include "slab.h"
 
+#define RIB_RT_DOWN 0x01 /* rib_route.flags: its nexthop is down */
+
 struct rib_route {
 	struct rib_route *next; /* the route with the next higher metric */
 	uint32_t metric;
 	uint32_t nh;
 	uint8_t type;
 	uint8_t origin;
+	uint8_t flags;
 };
 
 struct rib_node {
@@ -51,11 +57,22 @@ struct range_buf {
 	uint32_t n, cap;
 };
 
+/* The route lookups use: the lowest-metric route not down, or NULL (a
+ * glue node, or one whose routes are all down). */
+static inline const struct rib_route *
+rib_best(const struct rib_node *n)
+{
+	const struct rib_route *r = n->routes;
+	while (r != NULL && (r->flags & RIB_RT_DOWN))
+		r = r->next;
+	return r;
+}
+
 void rib_init(struct rib *rib);
 void rib_fini(struct rib *rib);
 
 /* The node for exactly key/len, or NULL. If covering is not NULL, it gets
- * the nearest routed node above key/len (whether or not that exists). */
+ * the nearest live node above key/len (whether or not that exists). */
 struct rib_node *rib_find(const struct rib *rib, fib_key_t key, unsigned int len,
 			  struct rib_node **covering);
 /* The node for key/len, created without routes if absent; NULL if out of
@@ -64,13 +81,14 @@ struct rib_node *rib_insert(struct rib *rib, fib_key_t key, unsigned int len,
 			    struct rib_node **covering);
 /* Remove a node left without routes, if the trie no longer needs it. */
 void rib_prune(struct rib *rib, struct rib_node *n);
-/* The longest routed prefix containing key, or NULL. */
+/* The longest live prefix containing key, or NULL. */
 struct rib_node *rib_match(const struct rib *rib, fib_key_t key);
 /* Replace buf's contents with the ranges n's routes own. @return 0 or -ENOMEM. */
 int rib_ranges(const struct rib_node *n, struct range_buf *buf);
 void range_buf_free(struct range_buf *buf);
 
-/* Visit routed nodes in prefix order; a non-zero return stops the walk. */
+/* Visit nodes with routes (down or not) in prefix order; a non-zero
+ * return stops the walk. */
 typedef int (*rib_node_cb)(const struct rib_node *n, void *arg);
 int rib_walk(const struct rib *rib, rib_node_cb cb, void *arg);
 

@@ -3,12 +3,12 @@
  * Route updates: the RIB decides, the lookup structure follows.
  *
  * A prefix's installed value is the nexthop of its lowest-metric route
- * (for non-unicast types, the conf's type_nh). Every change rewrites the
- * region the prefix owns (rib_ranges) with the new value: the route's
- * own value when it becomes preferred, the covering prefix's value when
- * its last route goes. The write is all or nothing (mbt_write counts its
- * groups first), so on error the RIB change is undone and the table is as
- * it was.
+ * that is not down (for non-unicast types, the conf's type_nh). Every
+ * change rewrites the region the prefix owns (rib_ranges) with the new
+ * value: the route's own value when it becomes preferred, the covering
+ * prefix's value when its last route goes or is down. The write is all
+ * or nothing (mbt_write counts its groups first), so on error the RIB
+ * change is undone and the table is as it was.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -29,6 +29,7 @@ table_create(uint32_t id, const struct fib_conf *conf, struct defer *defer)
 	memset(t, 0, sizeof(*t));
 	t->id = id;
 	t->type_nh = conf->type_nh;
+	t->conf = conf;
 	rib_init(&t->rib4);
 	rib_init(&t->rib6);
 	uint32_t g4 = conf->groups4 ? conf->groups4 : GROUPS4_DEFAULT;
@@ -93,12 +94,29 @@ route_value(const struct fib_table *t, const struct rib_route *r)
 	return r->type == FIB_RT_UNICAST ? r->nh : t->type_nh[r->type];
 }
 
-/* What a node's region shows when the node has no route: the value of
- * its nearest routed ancestor c. */
+/* What a node's region shows when the node has no live route: the value
+ * of its nearest live ancestor c. */
 static uint32_t
 covering_value(const struct fib_table *t, const struct rib_node *c)
 {
-	return c ? route_value(t, c->routes) : FIB_NH_NONE;
+	return c ? route_value(t, rib_best(c)) : FIB_NH_NONE;
+}
+
+/* What n's region shows: its best route's value, or the covering one's. */
+static uint32_t
+node_value(const struct fib_table *t, const struct rib_node *n, const struct rib_node *cover)
+{
+	const struct rib_route *b = rib_best(n);
+	return b ? route_value(t, b) : covering_value(t, cover);
+}
+
+/* A route's flags as fib_conf.nh_down says now (unicast routes only). */
+static uint8_t
+route_flags(const struct fib_table *t, uint8_t type, uint32_t nh)
+{
+	const struct fib_conf *c = t->conf;
+	bool down = type == FIB_RT_UNICAST && c->nh_down != NULL && c->nh_down(c->nh_down_ctx, nh);
+	return down ? RIB_RT_DOWN : 0;
 }
 
 /* Write val over n's region; for_delete: the groups kept for deletes may
@@ -122,6 +140,7 @@ route_fill(const struct fib_table *t, const struct rib_node *n, const struct rib
 	out->nh = r->nh;
 	out->type = r->type;
 	out->origin = r->origin;
+	out->flags = (r->flags & RIB_RT_DOWN) ? FIB_RF_DOWN : 0;
 }
 
 static struct rib_route **
@@ -134,16 +153,18 @@ route_slot(struct rib_node *n, uint32_t metric)
 }
 
 static int
-replace_existing(struct fib_table *t, struct fam f, struct rib_node *n, struct rib_route *r,
-		 const struct fib_route *nr)
+replace_existing(struct fib_table *t, struct fam f, struct rib_node *n,
+		 const struct rib_node *cover, struct rib_route *r, const struct fib_route *nr)
 {
 	struct rib_route saved = *r;
-	uint32_t old = route_value(t, n->routes);
+	uint32_t old = node_value(t, n, cover);
 	r->nh = nr->nh;
 	r->type = nr->type;
 	r->origin = nr->origin;
-	uint32_t val = route_value(t, n->routes);
-	int rc = val == old ? 0 : install(t, f, n, val, false);
+	r->flags = route_flags(t, nr->type, nr->nh);
+	uint32_t val = node_value(t, n, cover);
+	/* Left without a live route, the node is as good as deleted. */
+	int rc = val == old ? 0 : install(t, f, n, val, rib_best(n) == NULL);
 	if (rc < 0)
 		*r = saved;
 	return rc;
@@ -162,9 +183,9 @@ table_route_add(struct fib_table *t, const struct fib_route *nr, bool replace)
 	if (cur != NULL && cur->metric == nr->metric) {
 		if (!replace)
 			return -EEXIST;
-		return replace_existing(t, f, n, cur, nr);
+		return replace_existing(t, f, n, cover, cur, nr);
 	}
-	uint32_t old = n->routes ? route_value(t, n->routes) : covering_value(t, cover);
+	uint32_t old = node_value(t, n, cover);
 	struct rib_route *r = rib_route_alloc(f.rib);
 	if (r == NULL) {
 		rib_prune(f.rib, n);
@@ -174,11 +195,12 @@ table_route_add(struct fib_table *t, const struct fib_route *nr, bool replace)
 	r->nh = nr->nh;
 	r->type = nr->type;
 	r->origin = nr->origin;
+	r->flags = route_flags(t, nr->type, nr->nh);
 	struct rib_route **slot = route_slot(n, nr->metric);
 	r->next = *slot;
 	*slot = r;
 
-	uint32_t val = route_value(t, n->routes);
+	uint32_t val = node_value(t, n, cover);
 	int rc = val == old ? 0 : install(t, f, n, val, false);
 	if (rc < 0) {
 		*slot = r->next;
@@ -203,9 +225,13 @@ table_route_del(struct fib_table *t, const struct fib_route *key, bool any_metri
 	if (r == NULL || (!any_metric && r->metric != key->metric))
 		return -ENOENT;
 
-	uint32_t old = route_value(t, n->routes), val = old;
-	if (r == n->routes)
-		val = r->next ? route_value(t, r->next) : covering_value(t, cover);
+	uint32_t old = node_value(t, n, cover), val = old;
+	if (r == rib_best(n)) {
+		const struct rib_route *b = r->next;
+		while (b != NULL && (b->flags & RIB_RT_DOWN))
+			b = b->next;
+		val = b ? route_value(t, b) : covering_value(t, cover);
+	}
 	if (val != old) {
 		int rc = install(t, f, n, val, true);
 		if (rc < 0)
@@ -240,7 +266,7 @@ table_route_match(const struct fib_table *t, const struct fib_prefix *addr, stru
 	const struct rib_node *n = rib_match(f.rib, prefix_key(addr));
 	if (n == NULL)
 		return -ENOENT;
-	route_fill(t, n, n->routes, addr->family, out);
+	route_fill(t, n, rib_best(n), addr->family, out);
 	return 0;
 }
 
@@ -270,6 +296,64 @@ table_route_walk(const struct fib_table *t, uint8_t af, fib_route_cb cb, void *a
 {
 	struct walk_ctx w = {t, af, cb, arg};
 	return rib_walk(family(t, af).rib, walk_node, &w);
+}
+
+struct sync_ctx {
+	struct fib_table *t;
+	struct fam f;
+	int rc; /* the first error */
+};
+
+#define RIB_RT_FLIPPED 0x80 /* sync_node's mark: flags changed this call */
+
+/* Ask nh_down again for each route of a node; install its new value if
+ * that changed. Nodes come in pre-order, so the covering node has its
+ * answer already, and a descendant that changes later rewrites its own
+ * region over what this node wrote. A node that cannot be installed
+ * again keeps its routes' old flags. */
+static int
+sync_node(const struct rib_node *cn, void *arg)
+{
+	struct sync_ctx *s = arg;
+	struct rib_node *n = (struct rib_node *)cn; /* the writer's own trie */
+	const struct rib_node *cover = n->parent;
+	while (cover != NULL && rib_best(cover) == NULL)
+		cover = cover->parent;
+	uint32_t old = node_value(s->t, n, cover);
+	bool flipped = false;
+	for (struct rib_route *r = n->routes; r != NULL; r = r->next) {
+		uint8_t now = route_flags(s->t, r->type, r->nh);
+		if (now != (r->flags & RIB_RT_DOWN)) {
+			r->flags = now | RIB_RT_FLIPPED;
+			flipped = true;
+		}
+	}
+	if (!flipped)
+		return 0;
+	uint32_t val = node_value(s->t, n, cover);
+	int rc = val == old ? 0 : install(s->t, s->f, n, val, rib_best(n) == NULL);
+	for (struct rib_route *r = n->routes; r != NULL; r = r->next) {
+		if (rc < 0 && (r->flags & RIB_RT_FLIPPED))
+			r->flags ^= RIB_RT_DOWN;
+		r->flags &= (uint8_t)~RIB_RT_FLIPPED;
+	}
+	if (rc < 0 && s->rc == 0)
+		s->rc = rc;
+	return 0;
+}
+
+int
+table_sync_down(struct fib_table *t)
+{
+	static const uint8_t afs[] = {FIB_AF_INET, FIB_AF_INET6};
+	int rc = 0;
+	for (unsigned int i = 0; i < sizeof(afs); i++) {
+		struct sync_ctx s = {.t = t, .f = family(t, afs[i])};
+		(void)rib_walk(s.f.rib, sync_node, &s);
+		if (rc == 0)
+			rc = s.rc;
+	}
+	return rc;
 }
 
 uint32_t

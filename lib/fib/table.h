@@ -22,6 +22,7 @@ struct fib_table {
 	/* Writer only. */
 	uint32_t id;
 	const uint32_t *type_nh; /* fib_conf.type_nh */
+	const struct fib_conf *conf;
 	struct rib rib4;
 	struct rib rib6;
 	struct range_buf ranges; /* scratch for updates */
@@ -38,6 +39,7 @@ int table_route_match(const struct fib_table *t, const struct fib_prefix *addr,
 		      struct fib_route *out);
 int table_route_walk(const struct fib_table *t, uint8_t family, fib_route_cb cb, void *arg);
 uint32_t table_route_count(const struct fib_table *t, uint8_t family);
+int table_sync_down(struct fib_table *t);
 void table_mem(const struct fib_table *t, struct fib_mem_stats *st);
 
 #endif

@@ -111,12 +111,9 @@ live_members(const struct nh_table *t, const struct nh_member *m, unsigned int n
 	     struct nh_member *out)
 {
 	unsigned int k = 0;
-	for (unsigned int i = 0; i < n; i++) {
-		const struct nh_spec *s = &t->obj[m[i].index].spec;
-		bool gw = s->type == NH_T_GATEWAY || s->type == NH_T_CONNECTED;
-		if (!(gw && s->port < t->nb_ports && t->ports[s->port].down))
+	for (unsigned int i = 0; i < n; i++)
+		if (!nh_spec_port_down(t, &t->obj[m[i].index].spec))
 			out[k++] = m[i];
-	}
 	if (k == 0) {
 		memcpy(out, m, sizeof(*m) * n);
 		k = n;

@@ -172,6 +172,20 @@ nh_port_down(struct nh_table *t, uint16_t port, bool down)
 	return 0;
 }
 
+bool
+nh_down(const struct nh_table *t, uint32_t index)
+{
+	if (index < 1 || index > t->conf.max_nexthops || !t->obj[index].in_use)
+		return false;
+	const struct nh_obj *o = &t->obj[index];
+	if (o->spec.type != NH_T_GROUP)
+		return nh_spec_port_down(t, &o->spec);
+	for (unsigned int i = 0; i < o->nb_members; i++)
+		if (!nh_spec_port_down(t, &t->obj[o->members[i].index].spec))
+			return false;
+	return o->nb_members > 0;
+}
+
 static uint32_t
 find_id(const struct nh_table *t, uint32_t id)
 {

@@ -112,6 +112,14 @@ int nh_port_set(struct nh_table *t, uint16_t port, const uint8_t mac[6], uint16_
 int nh_port_down(struct nh_table *t, uint16_t port, bool down);
 
 /**
+ * Whether an index in use leads nowhere while ports are down: a gateway
+ * or on-link nexthop whose port is set down, or a group all of whose
+ * members are. Routes through such a nexthop are withdrawn from lookups
+ * while it is (lib/fib's fib_conf.nh_down). False for anything else.
+ */
+bool nh_down(const struct nh_table *t, uint32_t index);
+
+/**
  * Add a nexthop. With spec->id 0 the nexthop is implicit: an existing
  * implicit one of the same type, port and gateway is shared (so routes via
  * one gateway share one object). Either way the caller gets a reference

@@ -57,6 +57,15 @@ struct nh_table {
 	struct defer defer;
 };
 
+/* Whether a nexthop's own port is set down: only gateway and on-link
+ * nexthops have one. */
+static inline bool
+nh_spec_port_down(const struct nh_table *t, const struct nh_spec *s)
+{
+	bool gw = s->type == NH_T_GATEWAY || s->type == NH_T_CONNECTED;
+	return gw && s->port < t->nb_ports && t->ports[s->port].down;
+}
+
 /* A new group index with user id `id`. @return 0 or -ENOSPC. */
 int nh_group_new(struct nh_table *t, uint32_t id, uint32_t *index);
 /* Write an index's lines for every worker from its record. */

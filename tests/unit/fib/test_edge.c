@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Route semantics at the edges: /0, /32, /128, nesting, tables, metrics,
- * and IPv4's /16 summary following its /16s. */
+ * IPv4's /16 summary following its /16s, and routes whose nexthop is
+ * down. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -367,6 +368,143 @@ test_slash16_summary(void **state)
 	check_slash16(f, 0x0a800000, 0x0a800000, 0x0a80ffff, 103, 0);
 }
 
+/* Nexthops 1..15 a test marks down, for fib_conf.nh_down. */
+static bool nh_is_down[16];
+
+static bool
+nh_down_cb(void *ctx, uint32_t nh)
+{
+	(void)ctx;
+	return nh < 16 && nh_is_down[nh];
+}
+
+static void
+set_down(struct fib *f, uint32_t nh, bool down)
+{
+	nh_is_down[nh] = down;
+	assert_int_equal(fib_sync_down(f), 0);
+}
+
+/* The flags fib_route_get reports for (prefix, metric). */
+/* The route fib_route_match gives an address. */
+static int
+M(const struct fib *f, const char *addr, struct fib_route *out)
+{
+	char buf[64];
+	snprintf(buf, sizeof(buf), "%s/32", addr);
+	struct fib_prefix p = P(buf);
+	return fib_route_match(f, 0, &p, out);
+}
+
+static uint8_t
+flags_of(const struct fib *f, const char *cidr, uint32_t metric)
+{
+	struct fib_route out;
+	assert_int_equal(G(f, cidr, metric, 0, false, &out), 0);
+	return out.flags;
+}
+
+/* Routes whose nexthop is down: kept and reported, but lookups answer as
+ * if they were deleted (the prefix's next route by metric, else the
+ * covering prefix), and as before once the nexthop is up again. */
+static void
+test_down_nexthops(void **state)
+{
+	(void)state;
+	struct fib_conf c = test_conf();
+	c.nh_down = nh_down_cb;
+	memset(nh_is_down, 0, sizeof(nh_is_down));
+	struct fib *f = fib_create(&c);
+	assert_non_null(f);
+	const struct fib_route add[] = {
+		R("0.0.0.0/0", 4, 0, 0),      R("10.0.0.0/8", 1, 10, 0),
+		R("10.0.0.0/8", 2, 20, 0),    R("10.1.0.0/16", 3, 0, 0),
+		R("::/0", 4, 0, 0),           R("2001:db8::/32", 1, 10, 0),
+		R("2001:db8::/32", 2, 20, 0), R("2001:db8:1::/48", 3, 0, 0),
+	};
+	for (unsigned int i = 0; i < sizeof(add) / sizeof(add[0]); i++)
+		assert_int_equal(fib_route_add(f, &add[i]), 0);
+	assert_int_equal(L(f, 0, "10.2.0.1"), 1);
+	assert_int_equal(L(f, 0, "2001:db8:2::1"), 1);
+
+	/* The preferred route's nexthop down: the next metric answers. */
+	set_down(f, 1, true);
+	assert_int_equal(L(f, 0, "10.2.0.1"), 2);
+	assert_int_equal(L(f, 0, "10.1.0.1"), 3);
+	assert_int_equal(L(f, 0, "2001:db8:2::1"), 2);
+	assert_int_equal(flags_of(f, "10.0.0.0/8", 10), FIB_RF_DOWN);
+	assert_int_equal(flags_of(f, "10.0.0.0/8", 20), 0);
+	struct fib_route m, any;
+	assert_int_equal(M(f, "10.2.0.1", &m), 0);
+	assert_int_equal(m.nh, 2);
+	assert_int_equal(m.metric, 20);
+	/* Exact get without a metric, and delete without one, take the
+	 * lowest metric, down or not (as they name a route, not a lookup). */
+	assert_int_equal(G(f, "10.0.0.0/8", 0, 0, true, &any), 0);
+	assert_int_equal(any.metric, 10);
+	assert_int_equal(fib_route_count(f, 0, FIB_AF_INET), 4);
+
+	/* Both down: the covering default answers, the /16 inside still
+	 * its own; then the /16 too. */
+	set_down(f, 2, true);
+	assert_int_equal(L(f, 0, "10.2.0.1"), 4);
+	assert_int_equal(L(f, 0, "10.1.0.1"), 3);
+	assert_int_equal(L(f, 0, "2001:db8:2::1"), 4);
+	assert_int_equal(L(f, 0, "2001:db8:1::1"), 3);
+	assert_int_equal(M(f, "10.2.0.1", &m), 0);
+	assert_int_equal(m.dst.len, 0);
+	set_down(f, 3, true);
+	assert_int_equal(L(f, 0, "10.1.0.1"), 4);
+	assert_int_equal(L(f, 0, "2001:db8:1::1"), 4);
+	set_down(f, 4, true);
+	assert_int_equal(L(f, 0, "10.1.0.1"), FIB_NH_NONE);
+	assert_int_equal(M(f, "10.1.0.1", &m), -ENOENT);
+
+	/* Up again, in another order: each answer comes back. */
+	set_down(f, 2, false);
+	assert_int_equal(L(f, 0, "10.2.0.1"), 2);
+	assert_int_equal(L(f, 0, "10.1.0.1"), 2);
+	set_down(f, 3, false);
+	set_down(f, 4, false);
+	set_down(f, 1, false);
+	assert_int_equal(L(f, 0, "10.2.0.1"), 1);
+	assert_int_equal(L(f, 0, "10.1.0.1"), 3);
+	assert_int_equal(L(f, 0, "11.0.0.1"), 4);
+	assert_int_equal(L(f, 0, "2001:db8:2::1"), 1);
+	assert_int_equal(L(f, 0, "2001:db8:1::1"), 3);
+	assert_int_equal(flags_of(f, "10.0.0.0/8", 10), 0);
+
+	/* Added, or replaced, through a nexthop that is down: kept, not
+	 * looked up; deleting it changes no answer. */
+	nh_is_down[5] = true;
+	struct fib_route r = R("192.0.2.0/24", 5, 0, 0);
+	assert_int_equal(fib_route_add(f, &r), 0);
+	assert_int_equal(L(f, 0, "192.0.2.1"), 4);
+	assert_int_equal(flags_of(f, "192.0.2.0/24", 0), FIB_RF_DOWN);
+	r = R("10.1.0.0/16", 5, 0, 0);
+	assert_int_equal(fib_route_replace(f, &r), 0);
+	assert_int_equal(L(f, 0, "10.1.0.1"), 1);
+	set_down(f, 5, false);
+	assert_int_equal(L(f, 0, "192.0.2.1"), 5);
+	assert_int_equal(L(f, 0, "10.1.0.1"), 5);
+	nh_is_down[5] = true;
+	assert_int_equal(fib_sync_down(f), 0);
+	assert_int_equal(D(f, "192.0.2.0/24", 0, 0, false), 0);
+	assert_int_equal(L(f, 0, "192.0.2.1"), 4);
+	/* The live route of a prefix deleted while the other is down. */
+	set_down(f, 2, true);
+	assert_int_equal(D(f, "10.0.0.0/8", 10, 0, false), 0);
+	assert_int_equal(L(f, 0, "10.2.0.1"), 4);
+	set_down(f, 2, false);
+	assert_int_equal(L(f, 0, "10.2.0.1"), 2);
+
+	/* Other types are never asked: a blackhole through index 5. */
+	r = (struct fib_route){.dst = P("198.51.100.0/24"), .type = FIB_RT_BLACKHOLE, .nh = 5};
+	assert_int_equal(fib_route_add(f, &r), 0);
+	assert_int_equal(L(f, 0, "198.51.100.1"), NH_BLACKHOLE);
+	fib_free(f);
+}
+
 int
 main(void)
 {
@@ -379,6 +517,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_invalid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_walk_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_slash16_summary, setup, teardown),
+		cmocka_unit_test(test_down_nexthops),
 	};
 	return cmocka_run_group_tests_name("fib_edge", tests, NULL, NULL);
 }

@@ -182,6 +182,56 @@ test_grace_period(void **state)
 	free(q);
 }
 
+static bool nh9_down;
+
+static bool
+nh9_down_cb(void *ctx, uint32_t nh)
+{
+	(void)ctx;
+	return nh == 9 && nh9_down;
+}
+
+/* A route whose nexthop comes up again but finds no group left stays
+ * down, with nothing else changed, and is installed by a later sync once
+ * a group is free again. */
+static void
+test_ipv4_sync_down(void **state)
+{
+	(void)state;
+	struct fib_conf c = test_conf();
+	c.groups4 = 3;
+	c.nh_down = nh9_down_cb;
+	nh9_down = true;
+	struct fib *f = fib_create(&c);
+	assert_int_equal(add(f, "10.0.0.0/25", 1), 0);
+	assert_int_equal(add(f, "10.0.1.0/25", 2), 0);
+	assert_int_equal(add(f, "10.0.2.0/25", 3), 0);
+	assert_int_equal(add(f, "10.0.3.0/24", 5), 0);
+	assert_int_equal(add(f, "10.0.3.0/25", 9), 0); /* down: needs no group */
+	assert_int_equal(groups_used(f, FIB_AF_INET), 3);
+	assert_int_equal(L(f, 0, "10.0.3.1"), 5);
+
+	nh9_down = false;
+	assert_int_equal(fib_sync_down(f), -ENOSPC);
+	assert_int_equal(L(f, 0, "10.0.3.1"), 5);
+	assert_int_equal(L(f, 0, "10.0.3.129"), 5);
+	assert_int_equal(groups_used(f, FIB_AF_INET), 3);
+	struct fib_route out;
+	assert_int_equal(G(f, "10.0.3.0/25", 0, 0, false, &out), 0);
+	assert_int_equal(out.flags, FIB_RF_DOWN);
+
+	/* A group freed: the next sync installs it. */
+	struct fib_route d = R("10.0.2.0/25", 0, 0, 0);
+	assert_int_equal(fib_route_del(f, &d, false), 0);
+	fib_reclaim(f);
+	assert_int_equal(fib_sync_down(f), 0);
+	assert_int_equal(L(f, 0, "10.0.3.1"), 9);
+	assert_int_equal(L(f, 0, "10.0.3.129"), 5);
+	assert_int_equal(G(f, "10.0.3.0/25", 0, 0, false, &out), 0);
+	assert_int_equal(out.flags, 0);
+	fib_free(f);
+}
+
 int
 main(void)
 {
@@ -191,6 +241,7 @@ main(void)
 		cmocka_unit_test(test_ipv4_delete_reserve),
 		cmocka_unit_test(test_ipv6_deep),
 		cmocka_unit_test(test_grace_period),
+		cmocka_unit_test(test_ipv4_sync_down),
 	};
 	return cmocka_run_group_tests_name("fib_exhaust", tests, NULL, NULL);
 }

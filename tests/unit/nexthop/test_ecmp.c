@@ -339,8 +339,12 @@ test_port_down_moves_flows(void **state)
 	}
 	assert_int_equal(count[3] + count[4], 0);
 	assert_true(count[1] > FLOWS * 45 / 100 && count[2] > FLOWS * 45 / 100);
+	/* nh_down: the members on port 1, not the group (two are up). */
+	assert_true(!nh_down(t, 1) && !nh_down(t, 2) && nh_down(t, 3) && nh_down(t, 4));
+	assert_false(nh_down(t, g));
 	/* Back up: a quarter each again. */
 	assert_int_equal(nh_port_down(t, 1, false), 0);
+	assert_false(nh_down(t, 3));
 	route_all(t, g, 1, after);
 	check_quarters(after);
 	/* Every member down: shared over all of them (their drops say why);
@@ -349,10 +353,13 @@ test_port_down_moves_flows(void **state)
 	assert_int_equal(nh_port_down(t, 1, true), 0);
 	route_all(t, g, 1, after);
 	check_quarters(after);
+	assert_true(nh_down(t, g)); /* every member: the group too */
 	assert_int_equal(nh_port_down(t, 0, false), 0);
 	route_all(t, g, 1, after);
 	for (uint32_t i = 0; i < FLOWS; i++)
 		assert_true(after[i] == 1 || after[i] == 2);
+	assert_false(nh_down(t, g));
+	assert_false(nh_down(t, 0) || nh_down(t, 63) || nh_down(t, 64)); /* not in use */
 	nh_table_free(t);
 }
 
