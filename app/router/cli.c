@@ -579,12 +579,27 @@ cmd_link(struct cli *c)
 			__atomic_store_n(&r->ports_down, mask | 1u << port, __ATOMIC_RELEASE);
 			(void)nh_port_down(r->nh, port, true);
 		}
+		/* The routes through the port leave the lookups (or come back),
+		 * as Linux deletes a device's routes when it goes down; they
+		 * stay configured, shown as linkdown. */
+		cli_fib_sync_down(r, r->port[port].name);
 	}
 	if (set_rdnss)
 		rt_ra_set_rdnss(r, port, rdnss, nb_rdnss);
 	rt_ra_set(r, port, ra);
 	cli_event(r, RT_EV_LINK, false, link_event, &port);
 	return 0;
+}
+
+void
+cli_fib_sync_down(struct router *r, const char *what)
+{
+	int rc = fib_sync_down(r->fib);
+	if (rc < 0)
+		RT_LOG(WARNING, control,
+		       "%s: routes whose nexthops came back could not all be installed (%s): "
+		       "they stay down until the next change",
+		       what, strerror(-rc));
 }
 
 /* addr flush [dev] PORT [scope global|link]: every address of the port

@@ -74,6 +74,12 @@ void cli_neigh_event(struct router *r, const struct neigh_key *k);
  * @return 0 or -ENOENT. */
 int cli_nh_lookup_id(const struct router *r, uint32_t id, uint32_t *index);
 
+/* After ports went down or up, or groups lost members: withdraw from
+ * the lookups the routes whose nexthops now lead nowhere, put back those
+ * that lead somewhere again (fib_sync_down); a failure (no group left) is
+ * logged, naming what changed. */
+void cli_fib_sync_down(struct router *r, const char *what);
+
 /* Command families. */
 int cli_route(struct cli *c);
 int cli_rule(struct cli *c);

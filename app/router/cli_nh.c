@@ -303,6 +303,8 @@ cli_nexthop(struct cli *c)
 				id);
 	if (rc < 0)
 		return cli_fail(c, -rc, "nexthop del: %s", strerror(-rc));
+	/* A group may have lost its last member that was up. */
+	cli_fib_sync_down(c->r, "nexthop del");
 	if (shown)
 		cli_event(c->r, RT_EV_NEXTHOP, true, nexthop_event, &gone);
 	return 0;

@@ -554,13 +554,17 @@ show_paths(struct cli *c, const struct nh_info *g)
 		if (nh_get(c->r->nh, g->m[k].index, &m) != 0)
 			continue;
 		cli_fmt_addr(m.spec.family, m.spec.gw, gw, sizeof(gw));
+		/* A path whose port is down, as ip route marks it. */
+		bool dead = nh_down(c->r->nh, g->m[k].index);
 		if (c->json)
-			rt_buf_printf(c->out, "%s{\"gateway\":\"%s\",\"dev\":\"%s\",\"weight\":%u}",
-				      k ? "," : "", gw, c->r->port[m.spec.port].name,
-				      g->m[k].weight);
+			rt_buf_printf(
+				c->out, "%s{\"gateway\":\"%s\",\"dev\":\"%s\",\"weight\":%u%s}",
+				k ? "," : "", gw, c->r->port[m.spec.port].name, g->m[k].weight,
+				dead ? ",\"flags\":[\"dead\",\"linkdown\"]" : "");
 		else
-			rt_buf_printf(c->out, "\tnexthop via %s dev %s weight %u\n", gw,
-				      c->r->port[m.spec.port].name, g->m[k].weight);
+			rt_buf_printf(c->out, "\tnexthop via %s dev %s weight %u%s\n", gw,
+				      c->r->port[m.spec.port].name, g->m[k].weight,
+				      dead ? " dead linkdown" : "");
 	}
 	if (c->json)
 		rt_buf_printf(c->out, "]");
@@ -620,8 +624,9 @@ show_route(const struct fib_route *rt, void *arg)
 			show_paths(c, &nh);
 		if (src[0])
 			rt_buf_printf(c->out, ",\"prefsrc\":\"%s\"", src);
-		rt_buf_printf(c->out, ",\"protocol\":\"%s\",\"metric\":%u,\"table\":\"%s\"}", proto,
-			      rt->metric, tb);
+		rt_buf_printf(c->out, ",\"protocol\":\"%s\",\"metric\":%u,\"table\":\"%s\"%s}",
+			      proto, rt->metric, tb,
+			      (rt->flags & FIB_RF_DOWN) ? ",\"flags\":[\"linkdown\"]" : "");
 	} else {
 		if (rt->type != FIB_RT_UNICAST)
 			rt_buf_printf(c->out, "%s ", type_names[rt->type]);
@@ -645,6 +650,9 @@ show_route(const struct fib_route *rt, void *arg)
 			rt_buf_printf(c->out, " src %s", src);
 		if (rt->metric)
 			rt_buf_printf(c->out, " metric %u", rt->metric);
+		/* Its nexthop's port is down: kept, not looked up (lib/fib). */
+		if (rt->flags & FIB_RF_DOWN)
+			rt_buf_printf(c->out, " linkdown");
 		rt_buf_printf(c->out, "\n");
 		if (multipath)
 			show_paths(c, &nh);

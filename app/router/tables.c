@@ -27,6 +27,15 @@ rt_meta_register(void)
 	return rt_meta_offset < 0 ? -rte_errno : 0;
 }
 
+/* fib_conf.nh_down: a route through a nexthop that leads only to ports
+ * set down is withdrawn from lookups while they are (lib/nexthop knows). */
+static bool
+nh_down_cb(void *ctx, uint32_t nh)
+{
+	const struct router *r = ctx;
+	return nh_down(r->nh, nh);
+}
+
 int
 rt_tables_create(struct router *r)
 {
@@ -57,7 +66,10 @@ rt_tables_create(struct router *r)
 	int rc = nh_add(r->nh, &ru, &r->nh_rule_unreachable);
 	if (rc < 0)
 		return rc;
-	struct fib_conf fc = {.qsbr = r->qsbr, .rule_unreachable_nh = r->nh_rule_unreachable};
+	struct fib_conf fc = {.qsbr = r->qsbr,
+			      .rule_unreachable_nh = r->nh_rule_unreachable,
+			      .nh_down = nh_down_cb,
+			      .nh_down_ctx = r};
 	fc.type_nh[FIB_RT_LOCAL] = r->nh_local;
 	fc.type_nh[FIB_RT_BLACKHOLE] = r->nh_blackhole;
 	fc.type_nh[FIB_RT_UNREACHABLE] = r->nh_unreachable;
