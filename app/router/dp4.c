@@ -172,30 +172,20 @@ validate4_x8(const struct dp_fast_frame *fast, struct rte_mbuf *const *pkts, uin
 	     struct rte_mbuf **ok, struct rte_ipv4_hdr **ip, uint32_t *dst)
 {
 	static_assert(sizeof(void *) == 8, "lanes of 64-bit pointers");
-	/* The template's bytes 0-7 and 8-15, and which of them count
-	 * (loop-invariant: built once a burst). */
-	const __m128i care = _mm_movm_epi8((__mmask16)fast->care);
-	const __m512i t_lo = _mm512_set1_epi64(_mm_cvtsi128_si64(fast->tmpl));
-	const __m512i t_hi = _mm512_set1_epi64(_mm_extract_epi64(fast->tmpl, 1));
-	const __m512i c_lo = _mm512_set1_epi64(_mm_cvtsi128_si64(care));
-	const __m512i c_hi = _mm512_set1_epi64(_mm_extract_epi64(care, 1));
 	const __m512i f = _mm512_loadu_si512(frames);
 	const __m512i mb = _mm512_loadu_si512(pkts);
 	const __m512i lo32 = _mm512_set1_epi64(0xffffffff);
-	__m512i len = DP_GATHER8(mb, offsetof(struct rte_mbuf, data_len));
-	__m512i w0 = DP_GATHER8(f, 0);  /* destination MAC, 2 bytes of the source */
-	__m512i w1 = DP_GATHER8(f, 8);  /* ethertype at 12, version and IHL at 14 */
+	const __m512i len = dp_data_len_x8(mb);
+	__m512i w1;                     /* ethertype at 12, version and IHL at 14 */
 	__m512i w2 = DP_GATHER8(f, 16); /* total length, id, fragment, TTL, protocol */
 	__m512i w3 = DP_GATHER8(f, 24); /* checksum, source, half the destination */
 	__m512i w4 = DP_GATHER8(f, 26); /* source, destination */
 
 	/* The frame: the template's bytes that count (the port's MAC, 08 00,
 	 * 45), as dp_frame_fast compares them. */
-	__mmask8 good = _mm512_testn_epi64_mask(_mm512_xor_si512(w0, t_lo), c_lo);
-	good = _mm512_mask_testn_epi64_mask(good, _mm512_xor_si512(w1, t_hi), c_hi);
+	__mmask8 good = dp_frame_fast_x8(fast, f, &w1);
 	/* The total length (bytes 16-17, big-endian) fills the frame, and
 	 * the frame holds the 20-byte header. */
-	len = _mm512_and_si512(len, _mm512_set1_epi64(0xffff));
 	__m512i total = _mm512_or_si512(
 		_mm512_and_si512(_mm512_srli_epi64(w2, 8), _mm512_set1_epi64(0xff)),
 		_mm512_slli_epi64(_mm512_and_si512(w2, _mm512_set1_epi64(0xff)), 8));

@@ -136,23 +136,15 @@ validate6_x8(const struct dp_fast_frame *fast, struct rte_mbuf *const *pkts, uin
 	     struct rte_mbuf **ok, struct rte_ipv6_hdr **ip, const uint8_t **dst)
 {
 	static_assert(sizeof(void *) == 8, "lanes of 64-bit pointers");
-	const __m128i care = _mm_movm_epi8((__mmask16)fast->care);
-	const __m512i t_lo = _mm512_set1_epi64(_mm_cvtsi128_si64(fast->tmpl));
-	const __m512i t_hi = _mm512_set1_epi64(_mm_extract_epi64(fast->tmpl, 1));
-	const __m512i c_lo = _mm512_set1_epi64(_mm_cvtsi128_si64(care));
-	const __m512i c_hi = _mm512_set1_epi64(_mm_extract_epi64(care, 1));
 	const __m512i f = _mm512_loadu_si512(frames);
 	const __m512i mb = _mm512_loadu_si512(pkts);
 	const __m512i ff = _mm512_set1_epi64(0xff);
-	__m512i len = _mm512_and_si512(DP_GATHER8(mb, offsetof(struct rte_mbuf, data_len)),
-				       _mm512_set1_epi64(0xffff));
-	__m512i w0 = DP_GATHER8(f, 0);  /* destination MAC, 2 bytes of the source */
-	__m512i w1 = DP_GATHER8(f, 8);  /* ethertype at 12, version at 14 */
+	const __m512i len = dp_data_len_x8(mb);
+	__m512i w1;                     /* ethertype at 12, version at 14 */
 	__m512i w2 = DP_GATHER8(f, 16); /* payload length at 18, the source from 22 */
 	__m512i w3 = DP_GATHER8(f, 32); /* the destination from 38 */
 
-	__mmask8 good = _mm512_testn_epi64_mask(_mm512_xor_si512(w0, t_lo), c_lo);
-	good = _mm512_mask_testn_epi64_mask(good, _mm512_xor_si512(w1, t_hi), c_hi);
+	__mmask8 good = dp_frame_fast_x8(fast, f, &w1);
 	good = _mm512_mask_cmpeq_epi64_mask(
 		good, _mm512_and_si512(_mm512_srli_epi64(w1, 48), _mm512_set1_epi64(0xf0)),
 		_mm512_set1_epi64(0x60));

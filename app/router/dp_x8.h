@@ -22,6 +22,33 @@
  * addresses are the lanes of `base`. */
 #define DP_GATHER8(base, off) _mm512_i64gather_epi64((base), (const void *)(uintptr_t)(off), 1)
 
+/* The data_len of the eight mbufs whose addresses are the lanes of mb. */
+static inline __m512i
+dp_data_len_x8(__m512i mb)
+{
+	return _mm512_and_si512(DP_GATHER8(mb, offsetof(struct rte_mbuf, data_len)),
+				_mm512_set1_epi64(0xffff));
+}
+
+/* dp_frame_fast's template test, less its length test, for the eight
+ * frames whose addresses are the lanes of f: a lane's bit is set when its
+ * frame's first 16 bytes match the template where it cares (the port's
+ * MAC, the ethertype, byte 14 if given). *w1 gets bytes 8-15 of each
+ * frame, which the stages read further. */
+static inline __mmask8
+dp_frame_fast_x8(const struct dp_fast_frame *fast, __m512i f, __m512i *w1)
+{
+	const __m128i care = _mm_movm_epi8((__mmask16)fast->care);
+	const __m512i t_lo = _mm512_set1_epi64(_mm_cvtsi128_si64(fast->tmpl));
+	const __m512i t_hi = _mm512_set1_epi64(_mm_extract_epi64(fast->tmpl, 1));
+	const __m512i c_lo = _mm512_set1_epi64(_mm_cvtsi128_si64(care));
+	const __m512i c_hi = _mm512_set1_epi64(_mm_extract_epi64(care, 1));
+	__m512i w0 = DP_GATHER8(f, 0); /* destination MAC, 2 bytes of the source */
+	*w1 = DP_GATHER8(f, 8);        /* ethertype at 12, byte 14 */
+	__mmask8 good = _mm512_testn_epi64_mask(_mm512_xor_si512(w0, t_lo), c_lo);
+	return _mm512_mask_testn_epi64_mask(good, _mm512_xor_si512(*w1, t_hi), c_hi);
+}
+
 /*
  * The action step (act4 and act6) for eight packets at once, when each
  * takes its common case: a nexthop whose header is valid (a gateway or
@@ -72,7 +99,7 @@ dp_act_x8(struct rt_worker *w, struct rte_mbuf *const *ok, void *const *ip, cons
 		view + offsetof(struct nh_dp, port), 1);
 	static_assert(sizeof(struct nh_dp) == 1 << 6, "the gather's index is nh << 6");
 	const __m512i low16 = _mm512_set1_epi64(0xffff);
-	__m512i len = _mm512_and_si512(DP_GATHER8(mb, offsetof(struct rte_mbuf, data_len)), low16);
+	__m512i len = dp_data_len_x8(mb);
 	__mmask8 good =
 		_mm512_cmple_epu64_mask(len, _mm512_and_si512(_mm512_srli_epi64(meta, 32), low16));
 	/* The 4-byte word holding the TTL: IPv4 bytes 8-11 (TTL, protocol,

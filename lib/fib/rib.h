@@ -57,15 +57,21 @@ struct range_buf {
 	uint32_t n, cap;
 };
 
+/* The first route from r on (in metric order) that is not down, or NULL. */
+static inline const struct rib_route *
+rib_live_from(const struct rib_route *r)
+{
+	while (r != NULL && (r->flags & RIB_RT_DOWN))
+		r = r->next;
+	return r;
+}
+
 /* The route lookups use: the lowest-metric route not down, or NULL (a
  * glue node, or one whose routes are all down). */
 static inline const struct rib_route *
 rib_best(const struct rib_node *n)
 {
-	const struct rib_route *r = n->routes;
-	while (r != NULL && (r->flags & RIB_RT_DOWN))
-		r = r->next;
-	return r;
+	return rib_live_from(n->routes);
 }
 
 void rib_init(struct rib *rib);

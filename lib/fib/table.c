@@ -227,9 +227,7 @@ table_route_del(struct fib_table *t, const struct fib_route *key, bool any_metri
 
 	uint32_t old = node_value(t, n, cover), val = old;
 	if (r == rib_best(n)) {
-		const struct rib_route *b = r->next;
-		while (b != NULL && (b->flags & RIB_RT_DOWN))
-			b = b->next;
+		const struct rib_route *b = rib_live_from(r->next);
 		val = b ? route_value(t, b) : covering_value(t, cover);
 	}
 	if (val != old) {
