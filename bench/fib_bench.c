@@ -24,6 +24,7 @@
 
 #include "bench_util.h"
 #include "lpm_peers.h"
+#include "mem_chase.h"
 #include "prefix_file.h"
 
 #define MAX_RUNS 31
@@ -539,6 +540,12 @@ main(int argc, char **argv)
 	}
 	opt.summary = tmpfile();
 	printf("TSC %.3f GHz\n", (double)rte_get_tsc_hz() / 1e9);
+	/* How far memory is today: the lookups' figures, and how much of
+	 * them a burst's chain of misses costs, move with it. */
+	uint64_t seed = 0x9e3779b97f4a7c15ull;
+	double chase = bench_chase((size_t)64 << 20, opt.smoke ? 100000 : 2000000, &seed);
+	printf("memory: random pointer chase over 64 MiB, %.1f cycles a load\n", chase);
+	summary("mem_chase64_cycles", chase);
 	static const struct family_setup fams[] = {
 		{FIB_AF_INET, "prefixes-v4.txt.gz", "4", peer_rte_fib, peer_rte_lpm, 0},
 		{FIB_AF_INET6, "prefixes-v6.txt.gz", "6", peer_rte_fib6, peer_rte_lpm6, 3},

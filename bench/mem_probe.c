@@ -17,56 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "bench_util.h"
-
-static void *
-huge_alloc(size_t size)
-{
-	size_t align = 2u << 20;
-	uint8_t *p = mmap(NULL, size + align, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-			  -1, 0);
-	if (p == MAP_FAILED) {
-		perror("mmap");
-		exit(1);
-	}
-	p = (uint8_t *)(((uintptr_t)p + align - 1) & ~((uintptr_t)align - 1));
-	madvise(p, size, MADV_HUGEPAGE);
-	memset(p, 1, size); /* fault in by writes: huge pages, not the zero page */
-	return p;
-}
-
-static double
-chase(size_t bytes, uint64_t *seed)
-{
-	size_t n = bytes / 64;
-	uint64_t *buf = huge_alloc(bytes);
-	uint32_t *perm = malloc(sizeof(*perm) * n);
-	for (size_t i = 0; i < n; i++)
-		perm[i] = (uint32_t)i;
-	for (size_t i = n - 1; i > 0; i--) {
-		size_t j = bench_rand(seed) % (i + 1);
-		uint32_t t = perm[i];
-		perm[i] = perm[j];
-		perm[j] = t;
-	}
-	for (size_t i = 0; i < n; i++)
-		buf[perm[i] * 8] = (uint64_t)(uintptr_t)&buf[perm[(i + 1) % n] * 8];
-	uint64_t *p = &buf[perm[0] * 8];
-	for (size_t i = 0; i < n; i++)
-		p = (uint64_t *)(uintptr_t)*p;
-	const uint64_t steps = 2000000;
-	uint64_t t0 = bench_tsc();
-	for (uint64_t i = 0; i < steps; i++)
-		p = (uint64_t *)(uintptr_t)*p;
-	double c = (double)(bench_tsc() - t0) / steps;
-	if (p == NULL)
-		puts("");
-	munmap(buf, bytes);
-	free(perm);
-	return c;
-}
+#include "mem_chase.h"
 
 #define N24 (1u << 24)
 #define BATCH 32
@@ -96,7 +49,7 @@ static double
 batched_reads(size_t bytes, const uint32_t *a, uint32_t *out, uint32_t m, const uint8_t *seq,
 	      unsigned int stream)
 {
-	uint32_t *tbl = huge_alloc(bytes);
+	uint32_t *tbl = bench_huge_alloc(bytes);
 	uint32_t mask = (uint32_t)(bytes / 64) - 1;
 	uint64_t acc = 0, t0 = bench_tsc();
 	for (uint32_t i = 0; i < m; i += BATCH) {
@@ -112,7 +65,7 @@ batched_reads(size_t bytes, const uint32_t *a, uint32_t *out, uint32_t m, const 
 	double c = (double)(bench_tsc() - t0) / m;
 	if (acc == 42)
 		puts("");
-	munmap(tbl, bytes);
+	bench_huge_free(tbl, bytes);
 	return c;
 }
 
@@ -128,15 +81,15 @@ main(int argc, char **argv)
 	for (unsigned int k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
 		double v[31];
 		for (unsigned int r = 0; r < runs; r++)
-			v[r] = chase(sizes[k], &seed);
+			v[r] = bench_chase(sizes[k], 2000000, &seed);
 		printf("  %4zu MiB  %6.1f cycles\n", sizes[k] >> 20, bench_median(v, runs));
 	}
 	const uint32_t m = 1u << 22;
 	uint32_t *a = malloc(sizeof(*a) * m), *out = malloc(sizeof(*out) * m);
 	for (uint32_t i = 0; i < m; i++)
 		a[i] = (uint32_t)bench_rand(&seed);
-	uint32_t *t32 = huge_alloc(sizeof(uint32_t) * N24);
-	uint16_t *t16 = huge_alloc(sizeof(uint16_t) * N24);
+	uint32_t *t32 = bench_huge_alloc(sizeof(uint32_t) * N24);
+	uint16_t *t16 = bench_huge_alloc(sizeof(uint16_t) * N24);
 	double v32[31], v16[31];
 	for (unsigned int r = 0; r < runs; r++) {
 		v32[r] = lookups32(t32, a, out, m);
@@ -147,7 +100,7 @@ main(int argc, char **argv)
 	printf("  4-byte entries (64 MiB)  %6.2f cycles\n", c32);
 	printf("  2-byte entries (32 MiB)  %6.2f cycles  (%.2fx)\n", c16, c32 / c16);
 	const unsigned int stream = 24;
-	uint8_t *seq = huge_alloc((size_t)m * stream);
+	uint8_t *seq = bench_huge_alloc((size_t)m * stream);
 	static const size_t ws[] = {1u << 20, 2u << 20, 4u << 20, 8u << 20, 16u << 20, 64u << 20};
 	printf("independent random reads, batches of %d, by working set (median of %u):\n", BATCH,
 	       runs);
