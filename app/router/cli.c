@@ -397,6 +397,20 @@ rdnss_list(struct cli *c, uint16_t port, bool json)
 	}
 }
 
+/* A port's advertisement options that differ from the defaults, each
+ * with a space before it, as link set takes them. */
+static void
+ra_options(struct cli *c, uint16_t port)
+{
+	const struct rt_ra *ra = &c->r->ra[port];
+	if (ra->managed)
+		rt_buf_printf(c->out, " ra-managed on");
+	if (ra->other)
+		rt_buf_printf(c->out, " ra-other on");
+	if (ra->lifetime_set)
+		rt_buf_printf(c->out, " ra-lifetime %u", ra->lifetime_s);
+}
+
 /* One port, as link show lists it (first: the first of a JSON list). */
 static void
 show_link(struct cli *c, uint16_t i, bool first)
@@ -410,14 +424,17 @@ show_link(struct cli *c, uint16_t i, bool first)
 		rt_buf_printf(c->out,
 			      "%s{\"ifindex\":%u,\"ifname\":\"%s\",\"flags\":[\"%s\"],"
 			      "\"mtu\":%u,\"operstate\":\"%s\",\"address\":\"%s\","
-			      "\"driver\":\"%s\",\"ra\":%s,\"rdnss\":[",
+			      "\"driver\":\"%s\",\"ra\":%s,\"ra_managed\":%s,\"ra_other\":%s,"
+			      "\"ra_lifetime\":%u,\"rdnss\":[",
 			      first ? "" : ",", i, p->name, state, p->mtu, state, mac, p->driver,
-			      r->ra[i].on ? "true" : "false");
+			      r->ra[i].on ? "true" : "false", r->ra[i].managed ? "true" : "false",
+			      r->ra[i].other ? "true" : "false", rt_ra_lifetime(r, i));
 		rdnss_list(c, i, true);
 		rt_buf_printf(c->out, "]");
 	} else {
 		rt_buf_printf(c->out, "%u: %s: <%s> mtu %u state %s driver %s%s", i, p->name, state,
 			      p->mtu, state, p->driver, r->ra[i].on ? " ra on" : "");
+		ra_options(c, i);
 		if (r->ra[i].nb_rdnss) {
 			rt_buf_printf(c->out, " rdnss ");
 			rdnss_list(c, i, false);
@@ -491,7 +508,8 @@ parse_rdnss(struct cli *c, const char *v, uint8_t out[3][16], unsigned int *n)
 	return 0;
 }
 
-/* link show [[dev] PORT] | link set [dev] PORT up|down|mtu N */
+/* link show [[dev] PORT] | link set [dev] PORT up|down|mtu N|ra ...: the
+ * port's state and its router advertisements' settings */
 static int
 cmd_link(struct cli *c)
 {
@@ -524,6 +542,8 @@ cmd_link(struct cli *c)
 	if (!opt_port(c, &port, &rc))
 		return rc < 0 ? rc : cli_fail(c, EINVAL, "link set: port expected");
 	bool up = rt_port_up(r, port), ra = r->ra[port].on, set_rdnss = false;
+	bool managed = r->ra[port].managed, other = r->ra[port].other;
+	int32_t lifetime = r->ra[port].lifetime_set ? r->ra[port].lifetime_s : -1;
 	uint8_t rdnss[3][16];
 	unsigned int nb_rdnss = 0;
 	uint32_t mtu = r->port[port].mtu;
@@ -538,6 +558,22 @@ cmd_link(struct cli *c)
 			if (v == NULL || (strcmp(v, "on") != 0 && strcmp(v, "off") != 0))
 				return cli_fail(c, EINVAL, "link set: 'ra on|off' expected");
 			ra = strcmp(v, "on") == 0;
+		} else if (strcmp(w, "ra-managed") == 0 || strcmp(w, "ra-other") == 0) {
+			const char *v = cli_next(c);
+			if (v == NULL || (strcmp(v, "on") != 0 && strcmp(v, "off") != 0))
+				return cli_fail(c, EINVAL, "link set: '%s on|off' expected", w);
+			*(strcmp(w, "ra-managed") == 0 ? &managed : &other) = strcmp(v, "on") == 0;
+		} else if (strcmp(w, "ra-lifetime") == 0) {
+			uint32_t s = 0;
+			if ((rc = cli_parse_u32(c, "ra-lifetime", cli_next(c), RT_RA_LIFETIME_MAX,
+						&s)) < 0)
+				return rc;
+			if (s != 0 && s < RT_RA_LIFETIME_MIN)
+				return cli_fail(
+					c, EINVAL,
+					"ra-lifetime: 0 (not a default router) or %u..%u seconds",
+					RT_RA_LIFETIME_MIN, RT_RA_LIFETIME_MAX);
+			lifetime = (int32_t)s;
 		} else if (strcmp(w, "rdnss") == 0) {
 			if ((rc = parse_rdnss(c, cli_next(c), rdnss, &nb_rdnss)) < 0)
 				return rc;
@@ -586,6 +622,7 @@ cmd_link(struct cli *c)
 	}
 	if (set_rdnss)
 		rt_ra_set_rdnss(r, port, rdnss, nb_rdnss);
+	rt_ra_set_options(r, port, managed, other, lifetime);
 	rt_ra_set(r, port, ra);
 	cli_event(r, RT_EV_LINK, false, link_event, &port);
 	return 0;
@@ -911,6 +948,11 @@ cmd_save(struct cli *c)
 		if (r->ra[i].nb_rdnss) {
 			rt_buf_printf(c->out, "link set %s rdnss ", r->port[i].name);
 			rdnss_list(c, i, false);
+			rt_buf_printf(c->out, "\n");
+		}
+		if (r->ra[i].managed || r->ra[i].other || r->ra[i].lifetime_set) {
+			rt_buf_printf(c->out, "link set %s", r->port[i].name);
+			ra_options(c, i);
 			rt_buf_printf(c->out, "\n");
 		}
 		if (r->ra[i].on)

@@ -27,6 +27,8 @@
 #define PREFIX_VALID_S 2592000u       /* AdvValidLifetime: 30 days */
 #define PREFIX_PREFERRED_S 604800u    /* AdvPreferredLifetime: 7 days */
 #define RDNSS_LIFETIME_S 1200u        /* 2 x the max interval (RFC 8106 5.1) */
+_Static_assert(RA_MAX_INTERVAL_MS / 1000 == RT_RA_LIFETIME_MIN,
+	       "a router's lifetime is at least the longest interval (RFC 4861 6.2.1)");
 
 static uint64_t
 random_ms(uint64_t lo, uint64_t hi)
@@ -48,18 +50,30 @@ schedule(struct rt_ra *ra, uint64_t now)
 	ra->next_ms = now + wait;
 }
 
+uint16_t
+rt_ra_lifetime(const struct router *r, uint16_t port)
+{
+	const struct rt_ra *ra = &r->ra[port];
+	return ra->lifetime_set ? ra->lifetime_s : RA_LIFETIME_S;
+}
+
 /* An advertisement to all nodes on port: the port's link-local address
  * as source (RFC 4861 6.1.2 makes hosts discard any other), its MTU, and
  * each prefix of its global IPv6 addresses, autonomous where it is a /64
- * (RFC 4862 5.5.3 forms addresses only there). @return false if it could
- * not be sent (no link-local address, no mbuf). */
+ * (RFC 4862 5.5.3 forms addresses only there). The last one (ra off, or
+ * routerd stopping) gives the router and the DNS servers lifetime 0.
+ * @return false if it could not be sent (no link-local address, no
+ * mbuf). */
 static bool
-send_ra(struct router *r, uint16_t port, uint16_t lifetime_s)
+send_ra(struct router *r, uint16_t port, bool last)
 {
+	struct rt_ra *st = &r->ra[port];
 	struct neigh_ra ra = {.eth_dst = {0x33, 0x33, 0, 0, 0, 1},
 			      .dst = {0xff, 0x02, [15] = 1},
 			      .cur_hop_limit = RA_HOP_LIMIT,
-			      .lifetime_s = lifetime_s,
+			      .managed = st->managed,
+			      .other = st->other,
+			      .lifetime_s = last ? 0 : rt_ra_lifetime(r, port),
 			      .mtu = r->port[port].mtu};
 	memcpy(ra.eth_src, r->port[port].mac.addr_bytes, 6);
 	/* The port's prefixes (networks, each once), then those it lost. */
@@ -89,7 +103,6 @@ send_ra(struct router *r, uint16_t port, uint16_t lifetime_s)
 	/* Prefixes gone from the port: preferred and valid lifetimes 0, so
 	 * hosts deprecate their addresses there at once (a host keeps a
 	 * valid one two more hours, RFC 4862 5.5.3 e). */
-	struct rt_ra *st = &r->ra[port];
 	current = n;
 	for (unsigned int g = 0; g < RTE_DIM(st->gone); g++) {
 		struct rt_ra_gone *x = &st->gone[g];
@@ -113,7 +126,7 @@ send_ra(struct router *r, uint16_t port, uint16_t lifetime_s)
 	ra.nb_prefixes = n;
 	ra.nb_rdnss = st->nb_rdnss;
 	memcpy(ra.rdnss, st->rdnss, sizeof(st->rdnss));
-	ra.rdnss_lifetime_s = lifetime_s ? RDNSS_LIFETIME_S : 0; /* a last one: stop using them */
+	ra.rdnss_lifetime_s = last ? 0 : RDNSS_LIFETIME_S; /* a last one: stop using them */
 	if (!has_src)
 		return false;
 	struct rte_mbuf *m = rte_pktmbuf_alloc(r->pool);
@@ -155,7 +168,7 @@ rt_ra_set(struct router *r, uint16_t port, bool on)
 	/* A last advertisement with lifetime 0, so hosts drop the router
 	 * now rather than when the last one expires (6.2.5). */
 	if (rt_port_up(r, port))
-		(void)send_ra(r, port, 0);
+		(void)send_ra(r, port, true);
 	ra->on = false;
 }
 
@@ -203,7 +216,7 @@ rt_ra_timer(struct router *r, uint64_t now)
 			continue;
 		}
 		ra->answer_ms = 0;
-		if (!rt_port_up(r, p) || !send_ra(r, p, RA_LIFETIME_S)) {
+		if (!rt_port_up(r, p) || !send_ra(r, p, false)) {
 			ra->next_ms = now + 1000; /* down, or no link-local address: later */
 			continue;
 		}
@@ -249,6 +262,22 @@ rt_ra_prefix_gone(struct router *r, uint16_t port, const struct fib_prefix *p)
 	}
 	slot->net = *p;
 	slot->left = RA_INITIAL;
+	rt_ra_changed(r, port);
+}
+
+void
+rt_ra_set_options(struct router *r, uint16_t port, bool managed, bool other, int32_t lifetime_s)
+{
+	struct rt_ra *ra = &r->ra[port];
+	bool set = lifetime_s >= 0 && lifetime_s != RA_LIFETIME_S; /* 1800: the default again */
+	uint16_t life = set ? (uint16_t)lifetime_s : 0;
+	if (managed == ra->managed && other == ra->other && set == ra->lifetime_set &&
+	    life == ra->lifetime_s)
+		return;
+	ra->managed = managed;
+	ra->other = other;
+	ra->lifetime_set = set;
+	ra->lifetime_s = life;
 	rt_ra_changed(r, port);
 }
 

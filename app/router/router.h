@@ -195,6 +195,11 @@ struct router {
 		uint64_t next_ms;     /* the next unsolicited one */
 		uint64_t last_ms;     /* the last one sent: 3 s apart at least */
 		uint64_t answer_ms;   /* one due in answer to solicitations, or 0 */
+		/* The operator's options, as radvd's AdvManagedFlag,
+		 * AdvOtherConfigFlag and AdvDefaultLifetime (with
+		 * lifetime_set clear, the default: rt_ra_lifetime). */
+		bool managed, other, lifetime_set;
+		uint16_t lifetime_s;
 		/* DNS servers to advertise (RFC 8106), the operator's. */
 		uint8_t nb_rdnss;
 		uint8_t rdnss[3][16];
@@ -378,6 +383,15 @@ void rt_ra_rs_in(struct router *r, struct rte_mbuf *m, uint16_t in);
 void rt_ra_timer(struct router *r, uint64_t now_ms);
 /* The port's addresses or MTU changed: advertise them soon. */
 void rt_ra_changed(struct router *r, uint16_t port);
+/* The M and O flags a port advertises, and its lifetime as a default
+ * router: 0 (not one) or RT_RA_LIFETIME_MIN..RT_RA_LIFETIME_MAX seconds,
+ * -1 for the default. */
+#define RT_RA_LIFETIME_MIN 600u /* MaxRtrAdvInterval (RFC 4861 6.2.1) */
+#define RT_RA_LIFETIME_MAX 9000u
+void rt_ra_set_options(struct router *r, uint16_t port, bool managed, bool other,
+		       int32_t lifetime_s);
+/* The lifetime a port's advertisements give the router, in seconds. */
+uint16_t rt_ra_lifetime(const struct router *r, uint16_t port);
 /* The DNS servers a port advertises (n <= 3, addresses in network
  * order); 0 for none. */
 void rt_ra_set_rdnss(struct router *r, uint16_t port, const uint8_t (*addr)[16], unsigned int n);

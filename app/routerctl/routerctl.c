@@ -210,6 +210,7 @@ usage(void)
 		"commands, as iproute2's:\n"
 		"  link show [[dev] PORT]\n"
 		"  link set [dev] PORT up|down|mtu N|ra on|off|rdnss ADDR[,ADDR...]|none\n"
+		"        |ra-managed on|off|ra-other on|off|ra-lifetime SECONDS\n"
 		"  addr add|del ADDR/LEN dev PORT | addr show [[dev] PORT]\n"
 		"  addr flush [dev] PORT [scope global|link]\n"
 		"  route add|replace|change|del [TYPE] PREFIX [via ADDR] [dev PORT] [nhid ID]\n"

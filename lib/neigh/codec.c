@@ -307,7 +307,7 @@ neigh_ra_build(uint8_t *buf, size_t len, const struct neigh_ra *m)
 	memset(icmp, 0, msg_len);
 	icmp[0] = NEIGH_ND_RA;
 	icmp[4] = m->cur_hop_limit;
-	/* icmp[5], the M and O flags: addresses by SLAAC, no DHCPv6. */
+	icmp[5] = (uint8_t)((m->managed ? 0x80 : 0) | (m->other ? 0x40 : 0));
 	put16(icmp + 6, m->lifetime_s);
 	/* Reachable time and retransmit timer 0: the hosts' own defaults. */
 	uint8_t *o = icmp + RA_LEN;

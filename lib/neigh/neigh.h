@@ -250,6 +250,9 @@ struct neigh_ra {
 	uint8_t src[16]; /* the router's link-local address on the link */
 	uint8_t dst[16];
 	uint8_t cur_hop_limit;
+	/* The M and O flags (RFC 4861 4.2): addresses, or only other
+	 * configuration (DNS and the like), from DHCPv6. */
+	bool managed, other;
 	uint16_t lifetime_s; /* as a default router; 0: not one (a last RA) */
 	uint32_t mtu;        /* 0: no MTU option */
 	unsigned int nb_prefixes;

@@ -45,6 +45,7 @@ cfg -6 rule add priority 100 from 2001:db8:1::/64 table 100
 cfg link set port0 mtu 1500
 cfg link set port0 ra on
 cfg link set port0 rdnss 2001:db8:1::53,2001:db8:1::54
+cfg link set port0 ra-other on ra-lifetime 0
 
 rc save >"$WORK/saved"
 snapshot >"$WORK/before"
@@ -55,6 +56,7 @@ expect_out "a multipath route on one line" "^route add 10.13.0.0/16 nexthop via 
 check "no route of the router's own" bash -c "! grep -q 'proto kernel' '$WORK/saved'"
 expect_out "router advertisements" "^link set port0 ra on$" cat "$WORK/saved"
 expect_out "their DNS servers" "^link set port0 rdnss 2001:db8:1::53,2001:db8:1::54$" cat "$WORK/saved"
+expect_out "their options" "^link set port0 ra-other on ra-lifetime 0$" cat "$WORK/saved"
 check "save takes no options" bash -c "! $BUILD/app/routerctl -S $SOCK -j save"
 
 echo "restart from the saved file"

@@ -3,7 +3,8 @@
 # accept_ra on gets the router as its default router, an address in the
 # port's /64 by SLAAC and the port's MTU from them, and reaches the far
 # host; a solicitation is answered with the advertisement's every field
-# as configured; `ra off` sends a last one that withdraws the router.
+# as configured, the M and O flags and the router's lifetime too;
+# `ra off` sends a last one that withdraws the router.
 . "$(dirname "$0")/lib.sh"
 two_hosts
 start_router
@@ -81,6 +82,41 @@ check "is advertised with lifetimes 0: h1's address in it deprecated within seco
 	until_ok bash -c "ip netns exec $(ns_host h1) ip -6 addr show dev h1-r | grep -A1 'inet6 2001:db8:77:0:' | grep -q 'deprecated\\|preferred_lft 0sec'"
 check "... and the port's own prefix not" \
 	bash -c "! ip netns exec $(ns_host h1) ip -6 addr show dev h1-r | grep 'inet6 2001:db8:1:0:' | grep -q deprecated"
+
+echo "options: the M and O flags, the router's lifetime"
+expect_out "a lifetime below the longest interval refused" "or 600..9000 seconds" \
+	bash -c "! $BUILD/app/routerctl -S $SOCK link set port0 ra-lifetime 300"
+expect_out "ra-managed takes on or off" "'ra-managed on|off' expected" \
+	bash -c "! $BUILD/app/routerctl -S $SOCK link set port0 ra-managed yes"
+check "link set port0 ra-managed on ra-other on ra-lifetime 900" \
+	rc link set port0 ra-managed on ra-other on ra-lifetime 900
+expect_out "shown by link show" "ra on ra-managed on ra-other on ra-lifetime 900 rdnss" rc link show port0
+expect_out "and in JSON" '"ra_managed":true,"ra_other":true,"ra_lifetime":900' rc -j link show port0
+# The change is advertised at once; 3.2 s later a solicitation is
+# answered again (or an advertisement of the first few comes first).
+sleep 3.2
+h1 python3 "$ROOT/tests/integration/rs_ra.py" h1-r 20 >"$WORK/ra2"
+expect_out "advertised: flags M and O (0xc0), lifetime 900" \
+	"^from $ll hoplimit 255 lifetime 900 curhoplimit 64 flags 192$" cat "$WORK/ra2"
+expect_out "the DNS servers keep their lifetime" "^rdnss .* lifetime 1200$" cat "$WORK/ra2"
+# h1's default route has at most $1 seconds left.
+default_expires_at_most() {
+	local s
+	s=$(ip netns exec "$(ns_host h1)" ip -6 route show default | grep -o 'expires [0-9]*' | grep -o '[0-9]*$')
+	[ -n "$s" ] && [ "$s" -le "$1" ]
+}
+check "h1's default route expires within 900 s now" until_ok default_expires_at_most 900
+check "ra-lifetime 0: not a default router" rc link set port0 ra-lifetime 0
+check "h1 drops the default route" \
+	until_ok bash -c "! ip netns exec $(ns_host h1) ip -6 route show default | grep -q ."
+check "... and keeps its address, the prefix still advertised" \
+	bash -c "ip netns exec $(ns_host h1) ip -6 addr show dev h1-r | grep 'inet6 2001:db8:1:0:' | grep -vq deprecated"
+check "back to the defaults" rc link set port0 ra-managed off ra-other off ra-lifetime 1800
+expect_out "none shown" "ra on rdnss 2001:db8:1::53,2001:db8:2::53$" rc link show port0
+expect_out "JSON: the default lifetime" '"ra_managed":false,"ra_other":false,"ra_lifetime":1800' \
+	rc -j link show port0
+check "h1 takes the router again" \
+	until_ok bash -c "ip netns exec $(ns_host h1) ip -6 route show default | grep -q 'via $ll'"
 
 echo "ra off"
 check "link set port0 ra off" rc link set port0 ra off

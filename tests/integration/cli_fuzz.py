@@ -147,7 +147,9 @@ def grammar(rnd):
         what = pick([f"mtu {pick(['1500', '1400', '576', '575', '9600', '9601', 'x'])}",
                      "up", "up", "down", f"ra {pick(['on', 'off', 'maybe'])}",
                      "rdnss " + pick(["2001:db8::53", "2001:db8::53,2001:db8::54", "none",
-                                      "ff02::1", "::1,::2,::3,::4", "10.0.0.53", "x"])])
+                                      "ff02::1", "::1,::2,::3,::4", "10.0.0.53", "x"]),
+                     f"{pick(['ra-managed', 'ra-other'])} {pick(['on', 'off', 'yes'])}",
+                     f"ra-lifetime {pick(['0', '600', '1800', '9000', '599', '9001', 'x'])}"])
         return f"link set {pick(['', 'dev '])}{pick(dev)} {what}"
 
     def junk():

@@ -479,6 +479,19 @@ test_ra(void **state)
 	assert_int_equal(get32(o + 4), 1200);
 	assert_memory_equal(o + 8, ip6_r, 16);
 	assert_memory_equal(o + 24, ip6_h, 16);
+	/* The M and O flags, in the byte after the current hop limit. */
+	ra.managed = true;
+	assert_int_equal(neigh_ra_build(f, sizeof(f), &ra), m);
+	assert_int_equal(icmp[5], 0x80);
+	assert_int_equal(icmp6_sum(ip), 0xffff);
+	ra.other = true;
+	neigh_ra_build(f, sizeof(f), &ra);
+	assert_int_equal(icmp[5], 0xc0);
+	ra.managed = false;
+	neigh_ra_build(f, sizeof(f), &ra);
+	assert_int_equal(icmp[5], 0x40);
+	assert_int_equal(icmp6_sum(ip), 0xffff);
+	ra.other = false;
 	ra.nb_rdnss = NEIGH_RA_RDNSS_MAX + 1;
 	assert_int_equal(neigh_ra_build(f, sizeof(f), &ra), -EINVAL);
 	ra.nb_rdnss = 0;
