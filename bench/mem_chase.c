@@ -18,11 +18,11 @@ bench_huge_alloc(size_t size)
 	if (raw == MAP_FAILED)
 		bench_die("mmap", errno);
 	uint8_t *p = (uint8_t *)(((uintptr_t)raw + ALIGN_2M - 1) & ~(ALIGN_2M - 1));
-	/* Keep only the aligned part, so bench_huge_free can unmap it all. */
+	/* Keep only the aligned part, so bench_huge_free can unmap it all
+	 * (the tail is never empty: p < raw + ALIGN_2M). */
 	if (p > raw)
 		munmap(raw, (size_t)(p - raw));
-	if (raw + ALIGN_2M > p)
-		munmap(p + size, (size_t)(raw + ALIGN_2M - p));
+	munmap(p + size, (size_t)(raw + ALIGN_2M - p));
 	madvise(p, size, MADV_HUGEPAGE);
 	memset(p, 1, size);
 	return p;

@@ -508,6 +508,17 @@ parse_rdnss(struct cli *c, const char *v, uint8_t out[3][16], unsigned int *n)
 	return 0;
 }
 
+/* WORD on|off, WORD already read: *out set, or -EINVAL and nothing set. */
+static int
+parse_on_off(struct cli *c, const char *word, bool *out)
+{
+	const char *v = cli_next(c);
+	if (v == NULL || (strcmp(v, "on") != 0 && strcmp(v, "off") != 0))
+		return cli_fail(c, EINVAL, "link set: '%s on|off' expected", word);
+	*out = strcmp(v, "on") == 0;
+	return 0;
+}
+
 /* link show [[dev] PORT] | link set [dev] PORT up|down|mtu N|ra ...: the
  * port's state and its router advertisements' settings */
 static int
@@ -553,16 +564,13 @@ cmd_link(struct cli *c)
 			up = true;
 		else if (strcmp(w, "down") == 0)
 			up = false;
-		else if (strcmp(w, "ra") == 0) {
-			const char *v = cli_next(c);
-			if (v == NULL || (strcmp(v, "on") != 0 && strcmp(v, "off") != 0))
-				return cli_fail(c, EINVAL, "link set: 'ra on|off' expected");
-			ra = strcmp(v, "on") == 0;
-		} else if (strcmp(w, "ra-managed") == 0 || strcmp(w, "ra-other") == 0) {
-			const char *v = cli_next(c);
-			if (v == NULL || (strcmp(v, "on") != 0 && strcmp(v, "off") != 0))
-				return cli_fail(c, EINVAL, "link set: '%s on|off' expected", w);
-			*(strcmp(w, "ra-managed") == 0 ? &managed : &other) = strcmp(v, "on") == 0;
+		else if (strcmp(w, "ra") == 0 || strcmp(w, "ra-managed") == 0 ||
+			 strcmp(w, "ra-other") == 0) {
+			bool *flag = strcmp(w, "ra") == 0           ? &ra
+				     : strcmp(w, "ra-managed") == 0 ? &managed
+								    : &other;
+			if ((rc = parse_on_off(c, w, flag)) < 0)
+				return rc;
 		} else if (strcmp(w, "ra-lifetime") == 0) {
 			uint32_t s = 0;
 			if ((rc = cli_parse_u32(c, "ra-lifetime", cli_next(c), RT_RA_LIFETIME_MAX,

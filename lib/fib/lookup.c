@@ -112,14 +112,12 @@ mask_gather16(__m512i src, __mmask16 k, __m512i idx, const uint16_t *tbl)
 	return _mm512_and_si512(v, _mm512_set1_epi32(0xffff));
 }
 
-/* Lanes whose entry leads to a group read the group entry; the others
- * keep e. No branch: a branch on the gathered values makes the next
- * gathers wait for them (measured: 17 against 9 cycles a lookup). A
- * gather with an all-zero mask reads nothing. */
+/* The lanes (ext, those whose entry e leads to a group) read the group
+ * entry; the others keep e. A gather with an all-zero mask reads
+ * nothing. */
 static inline __m512i
-ext4_x16(__m512i e, __m512i a, const uint16_t *groups)
+ext4_x16(__m512i e, __mmask16 ext, __m512i a, const uint16_t *groups)
 {
-	__mmask16 ext = _mm512_test_epi32_mask(e, _mm512_set1_epi32(MBT_EXT));
 	__m512i base = _mm512_slli_epi32(_mm512_srli_epi32(e, 1), MBT_GROUP_BITS);
 	__m512i idx = _mm512_add_epi32(base, _mm512_and_si512(a, _mm512_set1_epi32(0xff)));
 	return mask_gather16(e, ext, idx, groups);
@@ -146,20 +144,23 @@ lookup4_xv(const uint16_t *tbl24, const uint16_t *groups, const uint32_t *dst, u
 		a[k] = _mm512_loadu_si512(dst + 16 * k);
 		e[k] = gather16(_mm512_srli_epi32(a[k], 16), tbl24 + MBT_SUM4_OFF);
 	}
-	for (unsigned int k = 0; k < v; k++)
+	__mmask16 ext[4], any = 0;
+	for (unsigned int k = 0; k < v; k++) {
 		e[k] = tbl24_x16(e[k], a[k], tbl24);
-	/* At 32 lanes, skip the group gathers when no lane needs a group:
-	 * AMD's gathers are many micro-operations, and without them the CPU
-	 * starts more of the next call while this one waits for memory
-	 * (bursts of 32, uniform addresses: 15-20% faster with memory as slow
-	 * as on 2026-12-01; docs/performance.md). At 64, routerd's burst,
-	 * the branch made its pipeline 2% slower, so it has none. */
-	__mmask16 any = 0;
-	for (unsigned int k = 0; k < v && v == 2; k++)
-		any |= _mm512_test_epi32_mask(e[k], _mm512_set1_epi32(MBT_EXT));
+		any |= ext[k] = _mm512_test_epi32_mask(e[k], _mm512_set1_epi32(MBT_EXT));
+	}
+	/* At 64 lanes the group gathers go out whatever the masks: a branch
+	 * on gathered values makes the next gathers wait for them (17
+	 * against 9 cycles a lookup when measured), and routerd's pipeline,
+	 * which takes 64, was 2% slower with one. At 32 they are skipped
+	 * when no lane needs a group: AMD's gathers are many
+	 * micro-operations, and without them the CPU starts more of the
+	 * next call while this one waits for memory (bursts of 32, uniform
+	 * addresses: a median 23% faster with memory as slow as on
+	 * 2026-12-01; docs/performance.md, "Fewer gathers a call"). */
 	if (v != 2 || any != 0)
 		for (unsigned int k = 0; k < v; k++)
-			e[k] = ext4_x16(e[k], a[k], groups);
+			e[k] = ext4_x16(e[k], ext[k], a[k], groups);
 	for (unsigned int k = 0; k < v; k++)
 		_mm512_storeu_si512(nh + 16 * k, _mm512_srli_epi32(e[k], 1));
 }
