@@ -23,13 +23,31 @@ has_summary(const struct mbt *m)
 	return m->esize == MBT_ESIZE4;
 }
 
-/* The first level, and the summary after it if it has one. */
+/* The first level of a family of entry size esize, and the IPv4
+ * summary after it. */
+static size_t
+tbl24_size(unsigned int esize)
+{
+	if (esize == MBT_ESIZE4)
+		return ((size_t)MBT_SUM4_OFF + MBT_SUM4_SIZE) * MBT_ESIZE4 + MBT_SLACK;
+	return (size_t)MBT_TBL24_SIZE * esize + MBT_SLACK;
+}
+
 static size_t
 tbl24_bytes(const struct mbt *m)
 {
-	if (has_summary(m))
-		return ((size_t)MBT_SUM4_OFF + MBT_SUM4_SIZE) * MBT_ESIZE4 + MBT_SLACK;
-	return (size_t)MBT_TBL24_SIZE * m->esize + MBT_SLACK;
+	return tbl24_size(m->esize);
+}
+
+/* The process's shared all-zero first level, large enough for either
+ * family's (and the summary): what a family without routes reads. */
+static void *
+zero_tbl24(void)
+{
+	static_assert(((size_t)MBT_SUM4_OFF + MBT_SUM4_SIZE) * MBT_ESIZE4 <=
+			      (size_t)MBT_TBL24_SIZE * MBT_ESIZE6,
+		      "the shared zero table covers the IPv4 summary");
+	return (void *)fib_mem_zero((size_t)MBT_TBL24_SIZE * MBT_ESIZE6 + MBT_SLACK);
 }
 
 static size_t
@@ -93,11 +111,7 @@ mbt_init(struct mbt *m, unsigned int levels, unsigned int esize, uint32_t ngroup
 	m->reserve = ngroups / 64 < MBT_DELETE_RESERVE ? ngroups / 64 : MBT_DELETE_RESERVE;
 	m->defer = defer;
 	m->own_tbl24 = false;
-	/* Large enough for either family's first level (and summary). */
-	static_assert(((size_t)MBT_SUM4_OFF + MBT_SUM4_SIZE) * MBT_ESIZE4 <=
-			      (size_t)MBT_TBL24_SIZE * MBT_ESIZE6,
-		      "the shared zero table covers the IPv4 summary");
-	m->tbl24 = (void *)fib_mem_zero((size_t)MBT_TBL24_SIZE * MBT_ESIZE6 + MBT_SLACK);
+	m->tbl24 = zero_tbl24();
 	m->groups = fib_mem_alloc(groups_bytes(m), false);
 	m->free_stack = malloc(sizeof(uint32_t) * (ngroups ? ngroups : 1));
 	if (m->tbl24 == NULL || m->groups == NULL || m->free_stack == NULL) {
@@ -365,6 +379,46 @@ own_tbl24(struct mbt *m)
 		return -ENOMEM;
 	__atomic_store_n(&m->tbl24, t, __ATOMIC_RELEASE);
 	m->own_tbl24 = true;
+	return 0;
+}
+
+/* Defer callback: a first level of entry size esize that no reader can
+ * still be reading. */
+static void
+tbl24_free(void *tbl, uint32_t esize)
+{
+	fib_mem_free(tbl, tbl24_size(esize));
+}
+
+/* Defer callback, queued behind a released first level: when no group
+ * is in use any more (none was taken since), hand the pool's pages back
+ * and start it afresh. Every group released before it has passed its
+ * grace period, so no reader can reach one. */
+static void
+pool_trim(void *ctx, uint32_t unused)
+{
+	struct mbt *m = ctx;
+	(void)unused;
+	if (m->used != 0 || m->fresh == 0)
+		return;
+	fib_mem_discard(m->groups, (size_t)m->fresh * MBT_GROUP_SIZE * m->esize);
+	m->fresh = m->nfree = 0;
+}
+
+int
+mbt_release(struct mbt *m)
+{
+	if (!m->own_tbl24)
+		return 0;
+	if (defer_reserve(m->defer, 2) < 0)
+		return -ENOMEM;
+	void *old = m->tbl24;
+	/* Release: pairs with the readers' acquire (they read zeros either
+	 * way: the old table holds only zeros too). */
+	__atomic_store_n(&m->tbl24, zero_tbl24(), __ATOMIC_RELEASE);
+	m->own_tbl24 = false;
+	(void)defer_push(m->defer, tbl24_free, old, m->esize);
+	(void)defer_push(m->defer, pool_trim, m, 0);
 	return 0;
 }
 

@@ -65,9 +65,10 @@ struct defer;
 #define MBT_SUM4_OFF (MBT_TBL24_SIZE + MBT_SLACK / MBT_ESIZE4)
 
 struct mbt {
-	/* Read by readers on every lookup. tbl24 starts as the process's
-	 * shared zero table and is replaced, once, by a table of its own
-	 * when the first route arrives: empty families cost no memory.
+	/* Read by readers on every lookup. tbl24 is the process's shared
+	 * zero table while the family has no route, and a table of its own
+	 * from its first route until its last goes (mbt_release): empty
+	 * families cost no memory.
 	 * uint16_t entries for IPv4, uint32_t for IPv6. */
 	void *tbl24;
 	void *groups;
@@ -110,6 +111,16 @@ void mbt_fini(struct mbt *m);
  */
 #define MBT_DELETE_RESERVE 256
 int mbt_write(struct mbt *m, const struct mbt_range *r, uint32_t n, uint32_t nh, bool for_delete);
+
+/*
+ * Give a family that holds no route any more (every entry 0) its memory
+ * back: readers switch to the shared zero table at once, the first level
+ * is freed after a grace period, and the group pool's pages are returned
+ * behind it if no group was taken meanwhile. The next route allocates a
+ * fresh first level, as the first one did. @return 0, or -ENOMEM (the
+ * defer queue could not grow: the family keeps its memory, and works).
+ */
+int mbt_release(struct mbt *m);
 
 /* Reference lookup for one key, for tests and the control path. */
 uint32_t mbt_get(const struct mbt *m, fib_key_t key);

@@ -58,6 +58,13 @@ fib_mem_free(void *p, size_t size)
 		munmap(p, round_2m(size));
 }
 
+void
+fib_mem_discard(void *p, size_t size)
+{
+	if (p != NULL && size != 0)
+		(void)madvise(p, size, MADV_DONTNEED);
+}
+
 static pthread_once_t zero_once = PTHREAD_ONCE_INIT;
 static void *zero_mem;
 static size_t zero_size;

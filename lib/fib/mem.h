@@ -19,6 +19,10 @@
  */
 void *fib_mem_alloc(size_t size, bool populate);
 void fib_mem_free(void *p, size_t size);
+/* Give back the pages of the first `size` bytes of an array that was
+ * allocated without populate; they read as zeros and are faulted in
+ * again on use. */
+void fib_mem_discard(void *p, size_t size);
 
 /* A read-only, all-zero array of `size` bytes shared by every empty
  * lookup structure of the process, so that readers of a family without

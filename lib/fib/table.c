@@ -206,6 +206,8 @@ table_route_add(struct fib_table *t, const struct fib_route *nr, bool replace)
 		*slot = r->next;
 		rib_route_free(f.rib, r);
 		rib_prune(f.rib, n);
+		if (f.rib->nroutes == 0) /* a first level taken for nothing */
+			(void)mbt_release(f.mbt);
 		return rc;
 	}
 	f.rib->nroutes++;
@@ -238,7 +240,12 @@ table_route_del(struct fib_table *t, const struct fib_route *key, bool any_metri
 	*slot = r->next;
 	rib_route_free(f.rib, r);
 	rib_prune(f.rib, n);
-	f.rib->nroutes--;
+	/* The family's last route: its memory goes back (32 MiB of first
+	 * level for IPv4, 64 for IPv6, and the groups' pages), so that
+	 * flushing a table returns what it held. Failing that (no room to
+	 * queue the release), the table keeps it and works as before. */
+	if (--f.rib->nroutes == 0)
+		(void)mbt_release(f.mbt);
 	return 0;
 }
 

@@ -148,6 +148,67 @@ test_two_tables(void **state)
 	assert_int_equal(D(f, "1.2.3.0/24", 0, 7, true), -ENOENT);
 }
 
+static struct fib_mem_stats
+mem_of(const struct fib *f, uint32_t table)
+{
+	struct fib_mem_stats st;
+	assert_int_equal(fib_table_mem(f, table, &st), 0);
+	return st;
+}
+
+/* A family's last route gives its first level and groups back; the next
+ * route takes a fresh first level and the table works as before. */
+static void
+test_empty_family_returns_memory(void **state)
+{
+	struct fib *f = *state;
+	const uint64_t t4 = ((uint64_t)1 << 24) * 2 + ((uint64_t)1 << 16) * 2,
+		       t6 = ((uint64_t)1 << 24) * 4;
+	assert_int_equal(mem_of(f, FIB_TABLE_MAIN).tbl24_bytes, 0);
+	for (int round = 0; round < 3; round++) {
+		struct fib_route v4[] = {R("10.1.0.0/16", 1, 0, 100), R("10.1.2.128/25", 2, 0, 100),
+					 R("10.1.2.129/32", 3, 0, 100)};
+		struct fib_route v6[] = {R("2001:db8::/32", 4, 0, 100),
+					 R("2001:db8:0:1::/64", 5, 0, 100),
+					 R("2001:db8:0:1::80/121", 6, 0, 100)};
+		for (unsigned int i = 0; i < 3; i++)
+			assert_int_equal(fib_route_add(f, &v4[i]), 0);
+		struct fib_mem_stats st = mem_of(f, 100);
+		assert_int_equal(st.tbl24_bytes, t4);
+		assert_int_equal(st.groups4_used, 1);
+		for (unsigned int i = 0; i < 3; i++)
+			assert_int_equal(fib_route_add(f, &v6[i]), 0);
+		st = mem_of(f, 100);
+		assert_int_equal(st.tbl24_bytes, t4 + t6);
+		assert_int_equal(st.groups6_used, 13);
+		assert_int_equal(L(f, 100, "10.1.2.129"), 3);
+		assert_int_equal(L(f, 100, "10.1.2.130"), 2);
+		assert_int_equal(L(f, 100, "2001:db8:0:1::81"), 6);
+		assert_int_equal(L(f, 100, "2001:db8:0:1::1"), 5);
+
+		/* Emptying IPv4 leaves IPv6 alone, and the other way round;
+		 * a route of another table keeps nothing of this one. */
+		for (unsigned int i = 0; i < 3; i++)
+			assert_int_equal(fib_route_del(f, &v4[2 - i], false), 0);
+		st = mem_of(f, 100);
+		assert_int_equal(st.tbl24_bytes, t6);
+		assert_int_equal(st.groups4_used, 0);
+		assert_int_equal(L(f, 100, "10.1.2.129"), FIB_NH_NONE);
+		assert_int_equal(L(f, 100, "2001:db8:0:1::81"), 6);
+		for (unsigned int i = 0; i < 3; i++)
+			assert_int_equal(fib_route_del(f, &v6[i], false), 0);
+		st = mem_of(f, 100);
+		assert_int_equal(st.tbl24_bytes, 0);
+		assert_int_equal(st.groups6_used, 0);
+		assert_int_equal(L(f, 100, "2001:db8:0:1::81"), FIB_NH_NONE);
+		assert_int_equal(L(f, 100, "10.1.2.130"), FIB_NH_NONE);
+	}
+	/* A refused add into an empty family keeps no first level. */
+	struct fib_route bad = R("10.9.0.0/16", FIB_NH_MAX + 1, 0, 100);
+	assert_int_not_equal(fib_route_add(f, &bad), 0);
+	assert_int_equal(mem_of(f, 100).tbl24_bytes, 0);
+}
+
 static void
 test_metrics_and_replace(void **state)
 {
@@ -512,6 +573,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_default_and_host_routes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_nested_and_covering_delete, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_two_tables, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_empty_family_returns_memory, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_metrics_and_replace, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_types_and_match, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_invalid, setup, teardown),

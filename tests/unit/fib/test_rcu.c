@@ -58,6 +58,10 @@ static struct {
 	uint32_t reader_s0[READERS]; /* s0 of the reader's current burst */
 	volatile int stop;
 	uint64_t lookups[READERS], errors[READERS];
+	/* No permanent default, and only the slots of one long prefix's
+	 * chain: the table empties often, and each time gives its first
+	 * level back (mbt_release) while the reader reads it. */
+	bool emptying;
 } g;
 
 static uint64_t
@@ -132,7 +136,7 @@ covers(const struct fib_prefix *p, const struct fib_prefix *a)
 static struct fib_prefix
 random_addr(unsigned int *seed)
 {
-	unsigned int s = 17 + (unsigned int)rand_r(seed) % 256;
+	unsigned int s = g.emptying ? 17 : 17 + (unsigned int)rand_r(seed) % 256;
 	struct fib_prefix a = g.slot[s].p;
 	if (a.family == FIB_AF_INET) {
 		a.addr.v4 |= (uint32_t)rand_r(seed) & 0xf;
@@ -172,8 +176,8 @@ static bool
 answer_ok(const struct fib_prefix *a, uint32_t nh, uint32_t s0, uint32_t s1,
 	  const uint32_t cur_after[3])
 {
-	if (nh == 1)
-		; /* the permanent default route */
+	if (nh == 1 || (g.emptying && nh == FIB_NH_NONE))
+		; /* the permanent default route, or none when there is none */
 	else if (nh < 2 || nh >= MAX_IDS)
 		return false;
 	else {
@@ -186,7 +190,7 @@ answer_ok(const struct fib_prefix *a, uint32_t nh, uint32_t s0, uint32_t s1,
 		if (died != ALIVE && 2 * died + 2 <= s0)
 			return false; /* removed before the lookup began */
 	}
-	unsigned int ans_len = nh == 1 ? 0 : g.slot[g.slot_of[nh]].p.len, cand[3];
+	unsigned int ans_len = nh <= 1 ? 0 : g.slot[g.slot_of[nh]].p.len, cand[3];
 	candidates(a, cand);
 	for (unsigned int i = 0; i < 3; i++) {
 		const struct slot *sl = &g.slot[cand[i]];
@@ -206,6 +210,33 @@ answer_ok(const struct fib_prefix *a, uint32_t nh, uint32_t s0, uint32_t s1,
 
 #define BURST 32
 
+/* The emptying runs' reader also makes long calls (LONG_CALL addresses,
+ * answers only range-checked), so that most of its time is spent inside
+ * a call that holds the first level it loaded: a release that did not
+ * wait for the reader would free it under such a call (checked: with the
+ * first level freed at once instead of deferred, three runs of four
+ * crashed). */
+#define LONG_CALL 4096
+
+struct long_call {
+	uint32_t dst4[LONG_CALL], nh[LONG_CALL];
+	const uint8_t *dst6[LONG_CALL];
+	struct fib_prefix a[LONG_CALL];
+};
+
+static void
+long_call(const struct fib_table *t, struct long_call *c, unsigned int id)
+{
+	if (g.af == FIB_AF_INET)
+		fib_lookup4_bulk(t, c->dst4, c->nh, LONG_CALL);
+	else
+		fib_lookup6_bulk(t, c->dst6, c->nh, LONG_CALL);
+	for (unsigned int i = 0; i < LONG_CALL; i++)
+		if (c->nh[i] == 1 || c->nh[i] >= MAX_IDS)
+			g.errors[id]++;
+	g.lookups[id] += LONG_CALL;
+}
+
 static void *
 reader(void *arg)
 {
@@ -214,6 +245,16 @@ reader(void *arg)
 	struct fib_prefix a[BURST];
 	uint32_t dst4[BURST], nh[BURST], cur_after[BURST][3];
 	const uint8_t *dst6[BURST];
+	struct long_call *lc = NULL;
+	if (g.emptying) {
+		lc = malloc(sizeof(*lc));
+		assert_non_null(lc);
+		for (unsigned int i = 0; i < LONG_CALL; i++) {
+			lc->a[i] = random_addr(&seed);
+			lc->dst4[i] = lc->a[i].addr.v4;
+			lc->dst6[i] = lc->a[i].addr.v6;
+		}
+	}
 	rte_rcu_qsbr_thread_register(g.qsbr, id);
 	rte_rcu_qsbr_thread_online(g.qsbr, id);
 	while (!g.stop) {
@@ -243,10 +284,13 @@ reader(void *arg)
 			if (!answer_ok(&a[i], nh[i], s0, s1, cur_after[i]))
 				g.errors[id]++;
 		g.lookups[id] += BURST;
+		if (lc != NULL)
+			long_call(t, lc, id);
 		rte_rcu_qsbr_quiescent(g.qsbr, id);
 	}
 	rte_rcu_qsbr_thread_offline(g.qsbr, id);
 	rte_rcu_qsbr_thread_unregister(g.qsbr, id);
+	free(lc);
 	return NULL;
 }
 
@@ -276,10 +320,11 @@ id_put(uint32_t id, uint32_t op)
 }
 
 static void
-run(uint8_t af)
+run(uint8_t af, bool emptying)
 {
 	memset(&g, 0, sizeof(g));
 	g.af = af;
+	g.emptying = emptying;
 	make_slots(af);
 	size_t sz = rte_rcu_qsbr_get_memsize(READERS);
 	g.qsbr = aligned_alloc(RTE_CACHE_LINE_SIZE, (sz + 63) & ~(size_t)63);
@@ -290,7 +335,8 @@ run(uint8_t af)
 	g.fib = fib_create(&conf);
 	assert_non_null(g.fib);
 	struct fib_route def = {.dst = {.family = af}, .nh = 1};
-	assert_int_equal(fib_route_add(g.fib, &def), 0);
+	if (!emptying)
+		assert_int_equal(fib_route_add(g.fib, &def), 0);
 
 	for (uint32_t i = 2; i < MAX_IDS; i++)
 		id_put(i, ALIVE);
@@ -300,11 +346,15 @@ run(uint8_t af)
 
 	uint32_t op = 0;
 	unsigned int seed = 12345;
-	uint64_t end = now_ns() + RUN_NS, ops = 0;
+	uint64_t end = now_ns() + RUN_NS, ops = 0, empties = 0;
+	static const unsigned int chain[] = {0, 1, 17}; /* the short, a medium, a long */
 	while (now_ns() < end) {
-		unsigned int s = (unsigned int)rand_r(&seed) % NSLOTS;
+		unsigned int s =
+			emptying ? chain[rand_r(&seed) % 3] : (unsigned int)rand_r(&seed) % NSLOTS;
 		struct slot *sl = &g.slot[s];
 		int what = rand_r(&seed) % 3; /* 0 add/replace, 1 delete, 2 replace */
+		if (emptying && what == 2)
+			what = 1; /* deletes twice as likely: empty about 6% of the time */
 		uint32_t id = sl->cur == 0 || what != 1 ? id_get() : 0;
 		if (id == 0 && sl->cur == 0)
 			continue; /* no id out of quarantine yet */
@@ -325,6 +375,12 @@ run(uint8_t af)
 			id_put(sl->cur, op);
 			assert_int_equal(fib_route_del(g.fib, &r, true), 0);
 			__atomic_store_n(&sl->cur, 0, __ATOMIC_RELEASE);
+			if (emptying && !g.slot[0].cur && !g.slot[1].cur && !g.slot[17].cur) {
+				struct fib_mem_stats st;
+				assert_int_equal(fib_table_mem(g.fib, 0, &st), 0);
+				assert_int_equal(st.tbl24_bytes, 0);
+				empties++;
+			}
 		}
 		__atomic_store_n(&g.seq, 2 * op + 2, __ATOMIC_RELEASE);
 		op++;
@@ -338,10 +394,13 @@ run(uint8_t af)
 		lookups += g.lookups[i];
 		errors += g.errors[i];
 	}
-	print_message("%s: %llu updates, %llu checked lookups, %llu wrong answers\n",
+	print_message("%s: %llu updates (%llu emptied the table), %llu checked lookups, %llu "
+		      "wrong answers\n",
 		      af == FIB_AF_INET ? "IPv4" : "IPv6", (unsigned long long)ops,
-		      (unsigned long long)lookups, (unsigned long long)errors);
+		      (unsigned long long)empties, (unsigned long long)lookups,
+		      (unsigned long long)errors);
 	assert_true(ops > 1000);
+	assert_true(!emptying || empties > 20);
 	assert_true(lookups > 1000);
 	assert_int_equal(errors, 0);
 	fib_free(g.fib);
@@ -352,14 +411,30 @@ static void
 test_rcu_ipv4(void **state)
 {
 	(void)state;
-	run(FIB_AF_INET);
+	run(FIB_AF_INET, false);
 }
 
 static void
 test_rcu_ipv6(void **state)
 {
 	(void)state;
-	run(FIB_AF_INET6);
+	run(FIB_AF_INET6, false);
+}
+
+/* The same while the table empties and refills: readers meet first
+ * levels being given back and taken again. */
+static void
+test_rcu_emptying_ipv4(void **state)
+{
+	(void)state;
+	run(FIB_AF_INET, true);
+}
+
+static void
+test_rcu_emptying_ipv6(void **state)
+{
+	(void)state;
+	run(FIB_AF_INET6, true);
 }
 
 int
@@ -368,6 +443,8 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rcu_ipv4),
 		cmocka_unit_test(test_rcu_ipv6),
+		cmocka_unit_test(test_rcu_emptying_ipv4),
+		cmocka_unit_test(test_rcu_emptying_ipv6),
 	};
 	return cmocka_run_group_tests_name("fib_rcu", tests, NULL, NULL);
 }
