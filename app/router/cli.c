@@ -837,6 +837,46 @@ dev_counters(uint16_t port)
 	return (struct rt_dev_counters){st.imissed, st.rx_nombuf, st.ierrors, st.oerrors};
 }
 
+uint32_t *
+cli_table_ids(const struct cli *c, uint32_t *few, uint32_t nfew, uint32_t *n)
+{
+	uint32_t *ids = few;
+	*n = fib_table_ids(c->r->fib, few, nfew);
+	if (*n > nfew) {
+		uint32_t *all = malloc(sizeof(*all) * *n);
+		if (all != NULL)
+			ids = all;
+		else
+			*n = nfew; /* out of memory: the first nfew, already in few */
+		*n = RTE_MIN(*n, fib_table_ids(c->r->fib, ids, *n));
+	}
+	return ids;
+}
+
+/* What each table holds now (gauges, never reset): its routes per
+ * family and the bytes its lookup structures and RIB take, so that an
+ * operator sees a flushed table give its memory back (docs/fib.md). */
+static void
+fib_lines(struct cli *c, bool *first)
+{
+	uint32_t few[16], n;
+	uint32_t *ids = cli_table_ids(c, few, RTE_DIM(few), &n);
+	char name[64];
+	for (uint32_t i = 0; i < n; i++) {
+		struct fib_mem_stats st;
+		if (fib_table_mem(c->r->fib, ids[i], &st) != 0)
+			continue;
+		snprintf(name, sizeof(name), "table%u.routes4", ids[i]);
+		stat_line(c, first, "fib", name, fib_route_count(c->r->fib, ids[i], FIB_AF_INET));
+		snprintf(name, sizeof(name), "table%u.routes6", ids[i]);
+		stat_line(c, first, "fib", name, fib_route_count(c->r->fib, ids[i], FIB_AF_INET6));
+		snprintf(name, sizeof(name), "table%u.bytes", ids[i]);
+		stat_line(c, first, "fib", name, st.tbl24_bytes + st.groups_bytes + st.rib_bytes);
+	}
+	if (ids != few)
+		free(ids);
+}
+
 /* stats [show|reset] */
 static int
 cmd_stats(struct cli *c)
@@ -899,6 +939,7 @@ cmd_stats(struct cli *c)
 		stat_line(c, &first, "punt", rt_punt_names[i], s.punt[i] - r->base.punt[i]);
 	for (unsigned int i = 0; i < RT_CTL_COUNTERS; i++)
 		stat_line(c, &first, ctl[i].group, ctl[i].name, ctl[i].value - r->base_ctl[i]);
+	fib_lines(c, &first);
 	if (c->json)
 		rt_buf_printf(c->out, "}\n");
 	return 0;

@@ -41,6 +41,9 @@ int cli_parse_u32(struct cli *c, const char *what, const char *s, uint32_t max, 
 int cli_parse_port(struct cli *c, const char *s, uint16_t *port);
 int cli_parse_mac(struct cli *c, const char *s, uint8_t mac[6]);
 int cli_parse_table(struct cli *c, const char *s, uint32_t *table);
+/* The ids of every table, ascending, and their number in *n: in few when
+ * they fit, else in an array the caller frees when it is not few. */
+uint32_t *cli_table_ids(const struct cli *c, uint32_t *few, uint32_t nfew, uint32_t *n);
 
 /* Packet selectors (route get, rules): an input port or `lo`; an IP
  * protocol by name or number; a port or an N-M range. */

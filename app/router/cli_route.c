@@ -730,14 +730,8 @@ filter_walk(struct cli *c, const struct route_filter *f, fib_route_cb fn, void *
 	/* table all: every table in id order (main, 254, among them). */
 	uint32_t few[RT_SHOW_TABLES_MAX], *ids = few, n = 1;
 	ids[0] = f->table;
-	if (f->all && (n = fib_table_ids(c->r->fib, ids, RTE_DIM(few))) > RTE_DIM(few)) {
-		ids = malloc(sizeof(*ids) * n);
-		if (ids == NULL) {
-			ids = few;
-			n = RTE_DIM(few);
-		}
-		n = RTE_MIN(n, fib_table_ids(c->r->fib, ids, n));
-	}
+	if (f->all)
+		ids = cli_table_ids(c, few, RTE_DIM(few), &n);
 	for (int k = 0; k < 2; k++) {
 		uint8_t af = k ? FIB_AF_INET6 : FIB_AF_INET;
 		if ((c->family && c->family != af) ||

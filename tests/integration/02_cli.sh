@@ -153,6 +153,18 @@ expect_out "stats in JSON" '"total.rx":[0-9]+,"total.forwarded":0,' rc -j stats
 expect_out "the devices' own drop counters, per port, from the reset" \
 	'"port.port0.rx_missed":0,"port.port0.rx_nombuf":0,"port.port0.rx_errors":0,"port.port0.tx_errors":0' \
 	rc -j stats
+rc route add 10.30.0.0/16 via 198.51.100.2 table 300
+rc route add blackhole 2001:db8:300::/48 table 300
+expect_out "a table's routes and memory in stats" \
+	'^fib +table300.routes4 +1$' rc stats
+bytes300() { rc -j stats | grep -o '"fib.table300.bytes":[0-9]*' | cut -d: -f2; }
+check "... its first levels among them (over 96 MiB with both families)" \
+	test "$(bytes300)" -gt $((96 << 20))
+rc route flush table 300
+check "a flushed table gives its memory back (under 1 MiB left)" \
+	test "$(bytes300)" -lt $((1 << 20))
+expect_out "... and shows no routes" '"fib.table300.routes4":0,"fib.table300.routes6":0,' \
+	rc -j stats
 
 echo "error paths: one line, non-zero, nothing applied"
 expect_out "invalid prefix" "^error: route add: invalid prefix '10.0.0.300/8'$" \
