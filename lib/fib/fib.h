@@ -82,6 +82,12 @@ struct fib_conf {
 	 * which may need a group to split a merged one (docs/fib.md). */
 	uint32_t groups4;
 	uint32_t groups6;
+	/* Tables other than main start with a first level of 2^16 entries
+	 * per family (128 KiB for IPv4, 256 KiB for IPv6) and one level of
+	 * groups more, and take the 2^24-entry one (32 / 64 MiB) once a
+	 * family uses more than this many groups (docs/fib.md, "Tables"). 0
+	 * picks the default, 4096; UINT32_MAX: every table full size. */
+	uint32_t small_table_groups;
 	/* Lookup result installed for routes and rule actions of each
 	 * non-unicast type (local, blackhole, unreachable, prohibit,
 	 * broadcast). Each must be a valid nexthop index, except that

@@ -32,8 +32,10 @@
 /* Addresses per pass of the portable paths. */
 #define CHUNK 32
 
-/* The first-level table of a family. It is replaced once, when the
- * family gets its first route; the acquire pairs with that release. */
+/* The first-level table of a family, tagged with MBT_SMALL_TAG while it
+ * is a small table's (mbt.h). It is replaced when the family gets its
+ * first route, when a small table grows and when the last route goes;
+ * the acquire pairs with the writer's release. */
 static inline const void *
 tbl24_of(const struct mbt *m)
 {
@@ -47,10 +49,41 @@ group_base(uint32_t e)
 	return (e >> 1) << MBT_GROUP_BITS;
 }
 
+static inline bool
+is_small(const void *tbl24)
+{
+	return ((uintptr_t)tbl24 & MBT_SMALL_TAG) != 0;
+}
+
+/* Small tables, 16-8-8 (IPv4) and 16-8-8-... (IPv6): a plain walk. They
+ * hold few routes, so their first level and groups stay in cache, and
+ * the datapath's table, main, is never small. */
+static inline uint32_t
+small4(const void *tagged, const uint16_t *groups, uint32_t dst)
+{
+	const uint16_t *t = (const void *)((uintptr_t)tagged & ~(uintptr_t)MBT_SMALL_TAG);
+	uint32_t e = t[dst >> 16];
+	for (int shift = 8; e & MBT_EXT; shift -= 8)
+		e = groups[group_base(e) + ((dst >> shift) & 0xff)];
+	return e >> 1;
+}
+
+static inline uint32_t
+small6(const void *tagged, const uint32_t *groups, const uint8_t *dst)
+{
+	const uint32_t *t = (const void *)((uintptr_t)tagged & ~(uintptr_t)MBT_SMALL_TAG);
+	uint32_t e = t[(uint32_t)dst[0] << 8 | dst[1]];
+	for (unsigned int b = 2; e & MBT_EXT; b++)
+		e = groups[group_base(e) + dst[b]];
+	return e >> 1;
+}
+
 uint32_t
 fib_lookup4(const struct fib_table *t, uint32_t dst)
 {
 	const uint16_t *tbl24 = tbl24_of(&t->v4);
+	if (unlikely(is_small(tbl24)))
+		return small4(tbl24, t->v4.groups, dst);
 	uint32_t e = tbl24[MBT_SUM4_OFF + (dst >> 16)];
 	if (e & MBT_EXT) {
 		e = tbl24[dst >> 8];
@@ -170,6 +203,11 @@ void
 fib_lookup4_bulk(const struct fib_table *t, const uint32_t *dst, uint32_t *nh, unsigned int n)
 {
 	const uint16_t *tbl24 = tbl24_of(&t->v4), *groups = t->v4.groups;
+	if (unlikely(is_small(tbl24))) {
+		for (unsigned int i = 0; i < n; i++)
+			nh[i] = small4(tbl24, groups, dst[i]);
+		return;
+	}
 #ifdef __AVX512F__
 	for (; n >= 64; n -= 64, dst += 64, nh += 64)
 		lookup4_xv(tbl24, groups, dst, nh, 4);
@@ -198,6 +236,8 @@ uint32_t
 fib_lookup6(const struct fib_table *t, const uint8_t dst[16])
 {
 	const uint32_t *tbl24 = tbl24_of(&t->v6), *groups = t->v6.groups;
+	if (unlikely(is_small(tbl24)))
+		return small6(tbl24, groups, dst);
 	uint32_t e = tbl24[idx24(dst)];
 	for (unsigned int b = 3; unlikely(e & MBT_EXT); b++)
 		e = groups[group_base(e) + dst[b]];
@@ -356,6 +396,11 @@ fib_lookup6_bulk(const struct fib_table *t, const uint8_t *const dst[], uint32_t
 		 unsigned int n)
 {
 	const uint32_t *tbl24 = tbl24_of(&t->v6), *groups = t->v6.groups;
+	if (unlikely(is_small(tbl24))) {
+		for (unsigned int i = 0; i < n; i++)
+			nh[i] = small6(tbl24, groups, dst[i]);
+		return;
+	}
 #if defined(__AVX512F__) && defined(__AVX512BW__)
 	for (; n >= 128; n -= 128, dst += 128, nh += 128)
 		lookup6_xv(tbl24, groups, dst, nh, 8);

@@ -3,40 +3,75 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "defer.h"
 #include "mbt.h"
 #include "mem.h"
 
-/* The key bits below the entries of a level: 104 for the first level,
- * then 8 fewer per level. */
+/* The key bits below the entries of a level: 104 for a 24-bit first
+ * level (112 for a small table's 16-bit one), then 8 fewer per level. */
 static unsigned int
-level_shift(unsigned int level)
+level_shift(const struct mbt *m, unsigned int level)
 {
-	return 128 - MBT_TBL24_BITS - MBT_GROUP_BITS * level;
+	return 128 - m->bits0 - MBT_GROUP_BITS * level;
 }
 
-/* Whether the first level has a /16 summary after it: IPv4's (mbt.h). */
+/* The first level, without the readers' tag. */
+static inline void *
+first_level(const struct mbt *m)
+{
+	return (void *)((uintptr_t)m->tbl24 & ~(uintptr_t)MBT_SMALL_TAG);
+}
+
+/* Whether the first level has a /16 summary after it: IPv4's, 24 bits
+ * wide (mbt.h). */
 static inline bool
 has_summary(const struct mbt *m)
 {
-	return m->esize == MBT_ESIZE4;
+	return m->esize == MBT_ESIZE4 && m->bits0 == MBT_TBL24_BITS;
 }
 
-/* The first level of a family of entry size esize, and the IPv4
- * summary after it. */
+/* The bytes of a first level of entry size esize, 2^24 entries (with the
+ * IPv4 summary after them) or a small table's 2^16. */
 static size_t
-tbl24_size(unsigned int esize)
+tbl24_size(unsigned int esize, bool small)
 {
+	if (small)
+		return (size_t)MBT_SMALL_SIZE * esize + MBT_SLACK;
 	if (esize == MBT_ESIZE4)
 		return ((size_t)MBT_SUM4_OFF + MBT_SUM4_SIZE) * MBT_ESIZE4 + MBT_SLACK;
 	return (size_t)MBT_TBL24_SIZE * esize + MBT_SLACK;
 }
 
-static size_t
-tbl24_bytes(const struct mbt *m)
+/* A first level, zeroed: a small one on ordinary pages (128 or 256 KiB),
+ * a full one as fib_mem_alloc says. */
+static void *
+tbl24_alloc(unsigned int esize, bool small)
 {
-	return tbl24_size(m->esize);
+	size_t n = tbl24_size(esize, small);
+	return small ? fib_mem_alloc_small(n) : fib_mem_alloc(n, true);
+}
+
+static void
+tbl24_release(void *p, unsigned int esize, bool small)
+{
+	if (small)
+		fib_mem_free_small(p, tbl24_size(esize, small));
+	else
+		fib_mem_free(p, tbl24_size(esize, small));
+}
+
+size_t
+mbt_first_level_bytes(const struct mbt *m)
+{
+	if (!m->own_tbl24)
+		return 0;
+	bool small = m->bits0 == MBT_SMALL_BITS;
+	/* The summary counts, not the slack. */
+	return small ? (size_t)MBT_SMALL_SIZE * m->esize
+		     : tbl24_size(m->esize, false) - MBT_SLACK -
+			       (m->esize == MBT_ESIZE4 ? MBT_SLACK : 0);
 }
 
 /* The process's shared all-zero first level, large enough for either
@@ -100,11 +135,13 @@ child_of(const struct mbt *m, uint32_t ext_entry)
 
 int
 mbt_init(struct mbt *m, unsigned int levels, unsigned int esize, uint32_t ngroups,
-	 struct defer *defer)
+	 uint32_t small_groups, struct defer *defer)
 {
 	if (ngroups > (esize == MBT_ESIZE4 ? MBT_GROUPS_MAX4 : MBT_GROUPS_MAX6))
 		return -EINVAL;
-	m->levels = (uint8_t)levels;
+	m->levels = m->levels24 = (uint8_t)levels;
+	m->bits0 = MBT_TBL24_BITS;
+	m->small_groups = small_groups;
 	m->esize = (uint8_t)esize;
 	m->ngroups = ngroups;
 	m->fresh = m->nfree = m->used = 0;
@@ -125,7 +162,7 @@ void
 mbt_fini(struct mbt *m)
 {
 	if (m->own_tbl24)
-		fib_mem_free(m->tbl24, tbl24_bytes(m));
+		tbl24_release(first_level(m), m->esize, m->bits0 == MBT_SMALL_BITS);
 	fib_mem_free(m->groups, groups_bytes(m));
 	free(m->free_stack);
 	m->own_tbl24 = false;
@@ -205,9 +242,9 @@ struct span {
 };
 
 static struct span
-span_of(unsigned int level, fib_key_t base, fib_key_t lo, fib_key_t hi)
+span_of(const struct mbt *m, unsigned int level, fib_key_t base, fib_key_t lo, fib_key_t hi)
 {
-	unsigned int shift = level_shift(level);
+	unsigned int shift = level_shift(m, level);
 	struct span s = {.entry_mask = ((fib_key_t)1 << shift) - 1};
 	s.first = (uint32_t)((lo - base) >> shift);
 	s.last = (uint32_t)((hi - base) >> shift);
@@ -218,10 +255,10 @@ span_of(unsigned int level, fib_key_t base, fib_key_t lo, fib_key_t hi)
 
 /* Key range of entry i of a table covering keys from base, clipped to [lo, hi]. */
 static void
-clip(const struct span *s, unsigned int level, fib_key_t base, uint32_t i, fib_key_t lo,
-     fib_key_t hi, fib_key_t *elo, fib_key_t *clo, fib_key_t *chi)
+clip(const struct mbt *m, const struct span *s, unsigned int level, fib_key_t base, uint32_t i,
+     fib_key_t lo, fib_key_t hi, fib_key_t *elo, fib_key_t *clo, fib_key_t *chi)
 {
-	*elo = base + ((fib_key_t)i << level_shift(level));
+	*elo = base + ((fib_key_t)i << level_shift(m, level));
 	fib_key_t ehi = *elo | s->entry_mask;
 	*clo = lo > *elo ? lo : *elo;
 	*chi = hi < ehi ? hi : ehi;
@@ -239,8 +276,8 @@ struct dry_run {
 	uint32_t count;
 	/* The last entry per level that the dry run gave a virtual child:
 	 * consecutive ranges can share it, and the real run creates it once. */
-	bool have_virtual[MBT_LEVELS6];
-	fib_key_t virtual_key[MBT_LEVELS6];
+	bool have_virtual[MBT_LEVELS6 + 1];
+	fib_key_t virtual_key[MBT_LEVELS6 + 1];
 };
 
 /*
@@ -252,14 +289,14 @@ static void
 dry_table(struct dry_run *d, const void *tbl, uint32_t fill, unsigned int level, fib_key_t base,
 	  fib_key_t lo, fib_key_t hi)
 {
-	struct span s = span_of(level, base, lo, hi);
+	struct span s = span_of(d->m, level, base, lo, hi);
 	uint32_t edge[2] = {s.first, s.last};
 	for (unsigned int k = 0; k < (s.last > s.first ? 2u : 1u); k++) {
 		uint32_t i = edge[k];
 		if (!partial(&s, i))
 			continue;
 		fib_key_t elo, clo, chi;
-		clip(&s, level, base, i, lo, hi, &elo, &clo, &chi);
+		clip(d->m, &s, level, base, i, lo, hi, &elo, &clo, &chi);
 		uint32_t e = tbl ? ent_get(d->m, tbl, i) : fill;
 		if (e & MBT_EXT) {
 			dry_table(d, child_of(d->m, e), 0, level + 1, elo, clo, chi);
@@ -355,39 +392,46 @@ static void
 write_table(struct mbt *m, void *tbl, unsigned int level, fib_key_t base, fib_key_t lo,
 	    fib_key_t hi, uint32_t val)
 {
-	struct span s = span_of(level, base, lo, hi);
+	struct span s = span_of(m, level, base, lo, hi);
 	fib_key_t elo, clo, chi;
 	if (partial(&s, s.first)) {
-		clip(&s, level, base, s.first, lo, hi, &elo, &clo, &chi);
+		clip(m, &s, level, base, s.first, lo, hi, &elo, &clo, &chi);
 		write_partial(m, tbl, level, s.first, elo, clo, chi, val);
 	}
 	if (s.full_first <= s.full_last)
 		fill(m, tbl, level, (uint32_t)s.full_first, (uint32_t)s.full_last, val);
 	if (s.last != s.first && partial(&s, s.last)) {
-		clip(&s, level, base, s.last, lo, hi, &elo, &clo, &chi);
+		clip(m, &s, level, base, s.last, lo, hi, &elo, &clo, &chi);
 		write_partial(m, tbl, level, s.last, elo, clo, chi, val);
 	}
 }
 
-/* Writer: give the structure a first-level table of its own. It is all
- * zeros, as the shared one, so readers may switch at any time. */
+/* Writer: give the structure a first-level table of its own, small if
+ * it may be. It is all zeros, as the shared one, so readers may switch
+ * at any time; the tag tells them its width. */
 static int
 own_tbl24(struct mbt *m)
 {
-	void *t = fib_mem_alloc(tbl24_bytes(m), true);
+	bool small = m->small_groups != 0;
+	void *t = tbl24_alloc(m->esize, small);
 	if (t == NULL)
 		return -ENOMEM;
-	__atomic_store_n(&m->tbl24, t, __ATOMIC_RELEASE);
+	m->bits0 = small ? MBT_SMALL_BITS : MBT_TBL24_BITS;
+	m->levels = (uint8_t)(m->levels24 + small);
+	__atomic_store_n(&m->tbl24, (void *)((uintptr_t)t | (small ? MBT_SMALL_TAG : 0)),
+			 __ATOMIC_RELEASE);
 	m->own_tbl24 = true;
 	return 0;
 }
 
-/* Defer callback: a first level of entry size esize that no reader can
- * still be reading. */
+/* Defer callbacks: a first level that no reader can still be reading
+ * (arg: its entry size, and 256 if it is a small one); a group that
+ * none can reach. */
+#define SMALL_ARG 256u
 static void
-tbl24_free(void *tbl, uint32_t esize)
+tbl24_free(void *tbl, uint32_t arg)
 {
-	fib_mem_free(tbl, tbl24_size(esize));
+	tbl24_release(tbl, arg & (SMALL_ARG - 1), (arg & SMALL_ARG) != 0);
 }
 
 /* Defer callback, queued behind a released first level: when no group
@@ -412,14 +456,70 @@ mbt_release(struct mbt *m)
 		return 0;
 	if (defer_reserve(m->defer, 2) < 0)
 		return -ENOMEM;
-	void *old = m->tbl24;
+	void *old = first_level(m);
+	uint32_t arg = m->esize | (m->bits0 == MBT_SMALL_BITS ? SMALL_ARG : 0);
 	/* Release: pairs with the readers' acquire (they read zeros either
 	 * way: the old table holds only zeros too). */
 	__atomic_store_n(&m->tbl24, zero_tbl24(), __ATOMIC_RELEASE);
 	m->own_tbl24 = false;
-	(void)defer_push(m->defer, tbl24_free, old, m->esize);
+	m->bits0 = MBT_TBL24_BITS;
+	m->levels = m->levels24;
+	(void)defer_push(m->defer, tbl24_free, old, arg);
 	(void)defer_push(m->defer, pool_trim, m, 0);
 	return 0;
+}
+
+/*
+ * Writer: a small table that has grown past small_groups groups takes a
+ * 2^24-entry first level. Entry x * 256 + y of the new one is entry y of
+ * the group under small entry x, or small entry x itself when that leads
+ * to no group; the groups below are shared as they are. The new level is
+ * built whole, then published by one release store (a reader walks the
+ * old or the new structure, each complete); the small level and the
+ * groups it led to are retired through the defer queue. Without memory
+ * for it the table stays small, which is correct, only larger.
+ */
+static void
+promote(struct mbt *m)
+{
+	const void *small = first_level(m);
+	uint32_t ngroups = 0;
+	for (uint32_t x = 0; x < MBT_SMALL_SIZE; x++)
+		ngroups += ent_get(m, small, x) & MBT_EXT;
+	if (defer_reserve(m->defer, ngroups + 1) < 0)
+		return;
+	uint8_t *big = tbl24_alloc(m->esize, false);
+	if (big == NULL)
+		return;
+	const size_t run = (size_t)MBT_GROUP_SIZE * m->esize;
+	uint16_t *sum = (uint16_t *)big + MBT_SUM4_OFF;
+	for (uint32_t x = 0; x < MBT_SMALL_SIZE; x++) {
+		uint32_t e = ent_get(m, small, x);
+		uint8_t *dst = big + x * run;
+		/* Plain stores (vector code): no reader sees this level yet. */
+		if (e & MBT_EXT)
+			memcpy(dst, child_of(m, e), run);
+		else if (m->esize == MBT_ESIZE4)
+			for (uint32_t k = 0; k < MBT_GROUP_SIZE; k++)
+				((uint16_t *)dst)[k] = (uint16_t)e;
+		else
+			for (uint32_t k = 0; k < MBT_GROUP_SIZE; k++)
+				((uint32_t *)dst)[k] = e;
+		/* A group is never uniform (writes merge those), so a /16
+		 * that had one is mixed. */
+		if (m->esize == MBT_ESIZE4)
+			sum[x] = (uint16_t)((e & MBT_EXT) ? MBT_EXT : e);
+	}
+	__atomic_store_n(&m->tbl24, (void *)big, __ATOMIC_RELEASE);
+	m->bits0 = MBT_TBL24_BITS;
+	m->levels = m->levels24;
+	/* The groups first: without readers (no QSBR) a push frees at once. */
+	for (uint32_t x = 0; x < MBT_SMALL_SIZE; x++) {
+		uint32_t e = ent_get(m, small, x);
+		if (e & MBT_EXT)
+			(void)defer_push(m->defer, group_release, m, e >> 1);
+	}
+	(void)defer_push(m->defer, tbl24_free, (void *)small, m->esize | SMALL_ARG);
 }
 
 /* What the IPv4 summary says of a /16 whose 256 first-level entries are
@@ -457,12 +557,12 @@ static void
 summary_write(struct mbt *m, fib_key_t lo, fib_key_t hi, uint32_t val)
 {
 	const unsigned int shift = 128 - MBT_SUM4_BITS;
-	uint16_t *t24 = m->tbl24, *sum = t24 + MBT_SUM4_OFF;
+	uint16_t *t24 = first_level(m), *sum = t24 + MBT_SUM4_OFF;
 	for (uint32_t x = (uint32_t)(lo >> shift); x <= (uint32_t)(hi >> shift); x++) {
 		fib_key_t xlo = (fib_key_t)x << shift, xhi = xlo | (((fib_key_t)1 << shift) - 1);
 		/* The first entry of the range inside this /16. */
 		uint32_t at =
-			lo > xlo ? (uint32_t)(lo >> level_shift(0)) & (MBT_GROUP_SIZE - 1) : 0;
+			lo > xlo ? (uint32_t)(lo >> level_shift(m, 0)) & (MBT_GROUP_SIZE - 1) : 0;
 		uint16_t v = lo <= xlo && xhi <= hi
 				     ? (uint16_t)val
 				     : summary_of(t24 + ((size_t)x << MBT_GROUP_BITS), at);
@@ -479,7 +579,7 @@ mbt_write(struct mbt *m, const struct mbt_range *r, uint32_t n, uint32_t nh, boo
 		return -ENOMEM;
 	struct dry_run d = {.m = m, .val = val};
 	for (uint32_t i = 0; i < n; i++)
-		dry_table(&d, m->tbl24, 0, 0, 0, r[i].lo, r[i].hi);
+		dry_table(&d, first_level(m), 0, 0, 0, r[i].lo, r[i].hi);
 	if (d.count > groups_available(m, for_delete)) {
 		defer_reclaim(m->defer);
 		if (d.count > groups_available(m, for_delete))
@@ -489,24 +589,26 @@ mbt_write(struct mbt *m, const struct mbt_range *r, uint32_t n, uint32_t nh, boo
 	if (defer_reserve(m->defer, m->used + d.count) < 0)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < n; i++) {
-		write_table(m, m->tbl24, 0, 0, r[i].lo, r[i].hi, val);
+		write_table(m, first_level(m), 0, 0, r[i].lo, r[i].hi, val);
 		if (has_summary(m))
 			summary_write(m, r[i].lo, r[i].hi, val);
 	}
+	if (m->bits0 == MBT_SMALL_BITS && m->used > m->small_groups)
+		promote(m);
 	return 0;
 }
 
 uint32_t
 mbt_get(const struct mbt *m, fib_key_t key)
 {
+	const void *t = first_level(m);
 	if (has_summary(m)) {
-		uint16_t s =
-			((const uint16_t *)m->tbl24)[MBT_SUM4_OFF + (key >> (128 - MBT_SUM4_BITS))];
+		uint16_t s = ((const uint16_t *)t)[MBT_SUM4_OFF + (key >> (128 - MBT_SUM4_BITS))];
 		if (!(s & MBT_EXT))
 			return s >> 1;
 	}
-	uint32_t e = ent_get(m, m->tbl24, (uint32_t)(key >> level_shift(0)));
+	uint32_t e = ent_get(m, t, (uint32_t)(key >> level_shift(m, 0)));
 	for (unsigned int level = 1; e & MBT_EXT; level++)
-		e = ent_get(m, child_of(m, e), (uint32_t)(key >> level_shift(level)) & 0xff);
+		e = ent_get(m, child_of(m, e), (uint32_t)(key >> level_shift(m, level)) & 0xff);
 	return e >> 1;
 }

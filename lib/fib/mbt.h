@@ -38,6 +38,7 @@
 #define FIB_MBT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "key.h"
@@ -63,26 +64,41 @@ struct defer;
 #define MBT_SUM4_BITS 16
 #define MBT_SUM4_SIZE (1u << MBT_SUM4_BITS)
 #define MBT_SUM4_OFF (MBT_TBL24_SIZE + MBT_SLACK / MBT_ESIZE4)
+/*
+ * Small tables. A table may start with a first level of 2^16 entries
+ * (128 KiB for IPv4, 256 KiB for IPv6) and one more level of groups,
+ * 16-8-8 for IPv4, instead of 32 or 64 MiB, so that tables holding a few
+ * routes (VRFs) cost little; once it uses more than small_groups groups
+ * it takes the 2^24-entry first level (promote() in mbt.c). Readers tell
+ * the two apart by bit 0 of tbl24 (both are at least 64-byte aligned).
+ */
+#define MBT_SMALL_BITS 16
+#define MBT_SMALL_SIZE (1u << MBT_SMALL_BITS)
+#define MBT_SMALL_TAG 1u
 
 struct mbt {
 	/* Read by readers on every lookup. tbl24 is the process's shared
 	 * zero table while the family has no route, and a table of its own
 	 * from its first route until its last goes (mbt_release): empty
-	 * families cost no memory.
+	 * families cost no memory. Tagged with MBT_SMALL_TAG while it is a
+	 * small table's 2^16 entries.
 	 * uint16_t entries for IPv4, uint32_t for IPv6. */
 	void *tbl24;
 	void *groups;
 	/* Writer only, on its own cache line: the writer updates these on
 	 * every split and merge, and readers must not lose their line. */
-	_Alignas(64) uint8_t levels;
-	uint8_t esize;        /* entry size in bytes */
-	uint32_t ngroups;     /* capacity */
-	uint32_t fresh;       /* groups [fresh, ngroups) were never used */
-	uint32_t nfree;       /* groups on free_stack */
-	uint32_t *free_stack; /* released groups, ready for reuse */
-	uint32_t used;        /* groups published or awaiting their grace period */
-	uint32_t reserve;     /* groups only deletes may take (mbt_write) */
-	bool own_tbl24;       /* tbl24 is ours, not the shared zero table */
+	_Alignas(64) uint8_t levels; /* group levels + 1, for the current first level */
+	uint8_t levels24;            /* the same with a 2^24-entry first level */
+	uint8_t bits0;               /* the first level's width: 24, or 16 while small */
+	uint8_t esize;               /* entry size in bytes */
+	uint32_t small_groups;       /* 0: never small; else groups a small table may use */
+	uint32_t ngroups;            /* capacity */
+	uint32_t fresh;              /* groups [fresh, ngroups) were never used */
+	uint32_t nfree;              /* groups on free_stack */
+	uint32_t *free_stack;        /* released groups, ready for reuse */
+	uint32_t used;               /* groups published or awaiting their grace period */
+	uint32_t reserve;            /* groups only deletes may take (mbt_write) */
+	bool own_tbl24;              /* tbl24 is ours, not the shared zero table */
 	struct defer *defer;
 };
 
@@ -92,9 +108,11 @@ struct mbt_range {
 };
 
 /* levels and esize: MBT_LEVELS4 and MBT_ESIZE4, or the 6 ones.
+ * small_groups: 0 for a structure that always has a 2^24-entry first
+ * level, else how many groups it may use with a small one.
  * @return 0, -EINVAL (too many groups) or -ENOMEM. */
 int mbt_init(struct mbt *m, unsigned int levels, unsigned int esize, uint32_t ngroups,
-	     struct defer *defer);
+	     uint32_t small_groups, struct defer *defer);
 void mbt_fini(struct mbt *m);
 
 /*
@@ -121,6 +139,9 @@ int mbt_write(struct mbt *m, const struct mbt_range *r, uint32_t n, uint32_t nh,
  * defer queue could not grow: the family keeps its memory, and works).
  */
 int mbt_release(struct mbt *m);
+
+/* Bytes of the first level (and IPv4 summary) the structure owns now. */
+size_t mbt_first_level_bytes(const struct mbt *m);
 
 /* Reference lookup for one key, for tests and the control path. */
 uint32_t mbt_get(const struct mbt *m, fib_key_t key);

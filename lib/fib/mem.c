@@ -58,6 +58,20 @@ fib_mem_free(void *p, size_t size)
 		munmap(p, round_2m(size));
 }
 
+void *
+fib_mem_alloc_small(size_t size)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+void
+fib_mem_free_small(void *p, size_t size)
+{
+	if (p != NULL)
+		munmap(p, size);
+}
+
 void
 fib_mem_discard(void *p, size_t size)
 {

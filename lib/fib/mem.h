@@ -19,6 +19,11 @@
  */
 void *fib_mem_alloc(size_t size, bool populate);
 void fib_mem_free(void *p, size_t size);
+/* Zeroed memory on ordinary pages, for a small table's first level
+ * (128 or 256 KiB): its own mapping, so that freeing it gives the pages
+ * back at once. */
+void *fib_mem_alloc_small(size_t size);
+void fib_mem_free_small(void *p, size_t size);
 /* Give back the pages of the first `size` bytes of an array that was
  * allocated without populate; they read as zeros and are faulted in
  * again on use. */

@@ -19,6 +19,9 @@
 
 #define GROUPS4_DEFAULT MBT_GROUPS_MAX4 /* 16 MiB of address space, touched on use */
 #define GROUPS6_DEFAULT (1u << 20)      /* 1 GiB of address space, touched on use */
+/* Groups a small table may use before it takes a 2^24-entry first level
+ * (mbt.h): 2 MiB of groups for IPv4, 4 MiB for IPv6, against 32 and 64 MiB. */
+#define SMALL_GROUPS_DEFAULT 4096
 
 struct fib_table *
 table_create(uint32_t id, const struct fib_conf *conf, struct defer *defer)
@@ -34,8 +37,13 @@ table_create(uint32_t id, const struct fib_conf *conf, struct defer *defer)
 	rib_init(&t->rib6);
 	uint32_t g4 = conf->groups4 ? conf->groups4 : GROUPS4_DEFAULT;
 	uint32_t g6 = conf->groups6 ? conf->groups6 : GROUPS6_DEFAULT;
-	if (mbt_init(&t->v4, MBT_LEVELS4, MBT_ESIZE4, g4, defer) < 0 ||
-	    mbt_init(&t->v6, MBT_LEVELS6, MBT_ESIZE6, g6, defer) < 0) {
+	/* Main starts full size: the datapath's table, looked up by the
+	 * vector paths, which read only full-size first levels. */
+	uint32_t small = conf->small_table_groups ? conf->small_table_groups : SMALL_GROUPS_DEFAULT;
+	if (id == FIB_TABLE_MAIN || small == UINT32_MAX)
+		small = 0;
+	if (mbt_init(&t->v4, MBT_LEVELS4, MBT_ESIZE4, g4, small, defer) < 0 ||
+	    mbt_init(&t->v6, MBT_LEVELS6, MBT_ESIZE6, g6, small, defer) < 0) {
 		table_free(t);
 		return NULL;
 	}
@@ -240,12 +248,18 @@ table_route_del(struct fib_table *t, const struct fib_route *key, bool any_metri
 	*slot = r->next;
 	rib_route_free(f.rib, r);
 	rib_prune(f.rib, n);
-	/* The family's last route: its memory goes back (32 MiB of first
-	 * level for IPv4, 64 for IPv6, and the groups' pages), so that
-	 * flushing a table returns what it held. Failing that (no room to
-	 * queue the release), the table keeps it and works as before. */
-	if (--f.rib->nroutes == 0)
+	/* The family's last route: its memory goes back (its first level,
+	 * the groups' pages and the RIB's chunks), so that flushing a table
+	 * returns what it held. Failing that (no room to queue the
+	 * release), the table keeps it and works as before. */
+	if (--f.rib->nroutes == 0) {
 		(void)mbt_release(f.mbt);
+		/* Its chunks are all free once no node is left. */
+		if (f.rib->root == NULL) {
+			rib_fini(f.rib);
+			rib_init(f.rib);
+		}
+	}
 	return 0;
 }
 
@@ -371,9 +385,7 @@ void
 table_mem(const struct fib_table *t, struct fib_mem_stats *st)
 {
 	memset(st, 0, sizeof(*st));
-	st->tbl24_bytes =
-		(uint64_t)t->v4.own_tbl24 * (MBT_TBL24_SIZE + MBT_SUM4_SIZE) * MBT_ESIZE4 +
-		(uint64_t)t->v6.own_tbl24 * MBT_TBL24_SIZE * MBT_ESIZE6;
+	st->tbl24_bytes = mbt_first_level_bytes(&t->v4) + mbt_first_level_bytes(&t->v6);
 	st->groups4_used = t->v4.used;
 	st->groups6_used = t->v6.used;
 	st->groups_bytes = (uint64_t)MBT_GROUP_SIZE *

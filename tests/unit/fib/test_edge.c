@@ -157,56 +157,198 @@ mem_of(const struct fib *f, uint32_t table)
 }
 
 /* A family's last route gives its first level and groups back; the next
- * route takes a fresh first level and the table works as before. */
+ * route takes a fresh first level and the table works as before. Main
+ * (2^24-entry first levels) and another table (small: 2^16 entries and
+ * one level of groups more) alike. */
 static void
 test_empty_family_returns_memory(void **state)
 {
 	struct fib *f = *state;
-	const uint64_t t4 = ((uint64_t)1 << 24) * 2 + ((uint64_t)1 << 16) * 2,
-		       t6 = ((uint64_t)1 << 24) * 4;
-	assert_int_equal(mem_of(f, FIB_TABLE_MAIN).tbl24_bytes, 0);
-	for (int round = 0; round < 3; round++) {
-		struct fib_route v4[] = {R("10.1.0.0/16", 1, 0, 100), R("10.1.2.128/25", 2, 0, 100),
-					 R("10.1.2.129/32", 3, 0, 100)};
-		struct fib_route v6[] = {R("2001:db8::/32", 4, 0, 100),
-					 R("2001:db8:0:1::/64", 5, 0, 100),
-					 R("2001:db8:0:1::80/121", 6, 0, 100)};
-		for (unsigned int i = 0; i < 3; i++)
-			assert_int_equal(fib_route_add(f, &v4[i]), 0);
-		struct fib_mem_stats st = mem_of(f, 100);
-		assert_int_equal(st.tbl24_bytes, t4);
-		assert_int_equal(st.groups4_used, 1);
-		for (unsigned int i = 0; i < 3; i++)
-			assert_int_equal(fib_route_add(f, &v6[i]), 0);
-		st = mem_of(f, 100);
-		assert_int_equal(st.tbl24_bytes, t4 + t6);
-		assert_int_equal(st.groups6_used, 13);
-		assert_int_equal(L(f, 100, "10.1.2.129"), 3);
-		assert_int_equal(L(f, 100, "10.1.2.130"), 2);
-		assert_int_equal(L(f, 100, "2001:db8:0:1::81"), 6);
-		assert_int_equal(L(f, 100, "2001:db8:0:1::1"), 5);
+	static const struct {
+		uint32_t table;
+		uint64_t t4, t6;
+		uint32_t g4, g6;
+	} kinds[] = {
+		{FIB_TABLE_MAIN, ((uint64_t)1 << 24) * 2 + ((uint64_t)1 << 16) * 2,
+		 ((uint64_t)1 << 24) * 4, 1, 13},
+		{100, ((uint64_t)1 << 16) * 2, ((uint64_t)1 << 16) * 4, 2, 14},
+	};
+	for (unsigned int k = 0; k < 2; k++) {
+		uint32_t tb = kinds[k].table;
+		for (int round = 0; round < 3; round++) {
+			struct fib_route v4[] = {R("10.1.0.0/16", 1, 0, tb),
+						 R("10.1.2.128/25", 2, 0, tb),
+						 R("10.1.2.129/32", 3, 0, tb)};
+			struct fib_route v6[] = {R("2001:db8::/32", 4, 0, tb),
+						 R("2001:db8:0:1::/64", 5, 0, tb),
+						 R("2001:db8:0:1::80/121", 6, 0, tb)};
+			for (unsigned int i = 0; i < 3; i++)
+				assert_int_equal(fib_route_add(f, &v4[i]), 0);
+			struct fib_mem_stats st = mem_of(f, tb);
+			assert_int_equal(st.tbl24_bytes, kinds[k].t4);
+			assert_int_equal(st.groups4_used, kinds[k].g4);
+			for (unsigned int i = 0; i < 3; i++)
+				assert_int_equal(fib_route_add(f, &v6[i]), 0);
+			st = mem_of(f, tb);
+			assert_int_equal(st.tbl24_bytes, kinds[k].t4 + kinds[k].t6);
+			assert_int_equal(st.groups6_used, kinds[k].g6);
+			assert_int_equal(L(f, tb, "10.1.2.129"), 3);
+			assert_int_equal(L(f, tb, "10.1.2.130"), 2);
+			assert_int_equal(L(f, tb, "10.1.3.1"), 1);
+			assert_int_equal(L(f, tb, "2001:db8:0:1::81"), 6);
+			assert_int_equal(L(f, tb, "2001:db8:0:1::1"), 5);
+			assert_int_equal(L(f, tb, "2001:db8:1::1"), 4);
 
-		/* Emptying IPv4 leaves IPv6 alone, and the other way round;
-		 * a route of another table keeps nothing of this one. */
-		for (unsigned int i = 0; i < 3; i++)
-			assert_int_equal(fib_route_del(f, &v4[2 - i], false), 0);
-		st = mem_of(f, 100);
-		assert_int_equal(st.tbl24_bytes, t6);
-		assert_int_equal(st.groups4_used, 0);
-		assert_int_equal(L(f, 100, "10.1.2.129"), FIB_NH_NONE);
-		assert_int_equal(L(f, 100, "2001:db8:0:1::81"), 6);
-		for (unsigned int i = 0; i < 3; i++)
-			assert_int_equal(fib_route_del(f, &v6[i], false), 0);
-		st = mem_of(f, 100);
-		assert_int_equal(st.tbl24_bytes, 0);
-		assert_int_equal(st.groups6_used, 0);
-		assert_int_equal(L(f, 100, "2001:db8:0:1::81"), FIB_NH_NONE);
-		assert_int_equal(L(f, 100, "10.1.2.130"), FIB_NH_NONE);
+			/* Emptying IPv4 leaves IPv6 alone, and the other way
+			 * round. */
+			for (unsigned int i = 0; i < 3; i++)
+				assert_int_equal(fib_route_del(f, &v4[2 - i], false), 0);
+			st = mem_of(f, tb);
+			assert_int_equal(st.tbl24_bytes, kinds[k].t6);
+			assert_int_equal(st.groups4_used, 0);
+			assert_int_equal(L(f, tb, "10.1.2.129"), FIB_NH_NONE);
+			assert_int_equal(L(f, tb, "2001:db8:0:1::81"), 6);
+			for (unsigned int i = 0; i < 3; i++)
+				assert_int_equal(fib_route_del(f, &v6[i], false), 0);
+			st = mem_of(f, tb);
+			assert_int_equal(st.tbl24_bytes, 0);
+			assert_int_equal(st.groups6_used, 0);
+			assert_int_equal(st.rib_bytes, 0);
+			assert_int_equal(L(f, tb, "2001:db8:0:1::81"), FIB_NH_NONE);
+			assert_int_equal(L(f, tb, "10.1.2.130"), FIB_NH_NONE);
+		}
+		/* A refused add into an empty family keeps no first level. */
+		struct fib_route bad = R("10.9.0.0/16", FIB_NH_MAX + 1, 0, tb);
+		assert_int_not_equal(fib_route_add(f, &bad), 0);
+		assert_int_equal(mem_of(f, tb).tbl24_bytes, 0);
 	}
-	/* A refused add into an empty family keeps no first level. */
-	struct fib_route bad = R("10.9.0.0/16", FIB_NH_MAX + 1, 0, 100);
-	assert_int_not_equal(fib_route_add(f, &bad), 0);
-	assert_int_equal(mem_of(f, 100).tbl24_bytes, 0);
+}
+
+/* A random prefix near a few bases, so that routes nest and share
+ * groups at every depth; len 0 to 32 (IPv4) or 0 to 128. */
+static struct fib_prefix
+near_prefix(uint64_t *s, uint8_t af)
+{
+	static const char *const base4[] = {"10.1.2.3", "10.1.200.7", "192.0.2.77", "10.77.0.1"};
+	static const char *const base6[] = {"2001:db8:0:1::81", "2001:db8:ff00::1",
+					    "2001:db8:0:1:8000::9", "2a00:1::2"};
+	*s = *s * 6364136223846793005ull + 1442695040888963407ull;
+	uint32_t r = (uint32_t)(*s >> 33);
+	char buf[80];
+	unsigned int max = af == FIB_AF_INET ? 32 : 128;
+	/* Lengths mostly in the interesting band: around the levels. */
+	unsigned int len = r % 4 == 0 ? (r >> 2) % (max + 1) : max - (r >> 2) % (max / 2);
+	snprintf(buf, sizeof(buf), "%s/%u",
+		 af == FIB_AF_INET ? base4[(r >> 12) % 4] : base6[(r >> 12) % 4],
+		 af == FIB_AF_INET ? 32 : 128);
+	struct fib_prefix p = P(buf);
+	/* Flip a random bit below 3/4 of the length, then cut to len. */
+	unsigned int bit = (r >> 16) % max;
+	if (af == FIB_AF_INET)
+		p.addr.v4 ^= 1u << (31 - bit);
+	else
+		p.addr.v6[bit / 8] ^= (uint8_t)(0x80 >> (bit % 8));
+	p.len = (uint8_t)len;
+	if (af == FIB_AF_INET)
+		p.addr.v4 &= len ? ~0u << (32 - len) : 0;
+	else
+		for (unsigned int b = len; b < 128; b++)
+			p.addr.v6[b / 8] &= (uint8_t) ~(0x80 >> (b % 8));
+	return p;
+}
+
+/* Every probe answers the same in tables a and b: the first address of
+ * each prefix, its last, and the ones just outside. */
+static void
+same_answers(const struct fib *f, uint32_t a, uint32_t b, const struct fib_prefix *p,
+	     unsigned int n)
+{
+	const struct fib_table *ta = fib_table_lookup(f, a), *tb = fib_table_lookup(f, b);
+	for (unsigned int i = 0; i < n; i++) {
+		for (int edge = 0; edge < 4; edge++) {
+			struct fib_prefix q = p[i];
+			if (q.family == FIB_AF_INET) {
+				uint32_t span = q.len == 0 ? ~0u : q.len == 32 ? 0 : ~0u >> q.len;
+				uint32_t x = q.addr.v4 + (edge & 1 ? span : 0) +
+					     (edge & 2 ? (edge & 1 ? 1 : -1u) : 0);
+				uint32_t na = fib_lookup4(ta, x), nb = fib_lookup4(tb, x), bulk;
+				fib_lookup4_bulk(tb, &x, &bulk, 1);
+				assert_int_equal(na, nb);
+				assert_int_equal(nb, bulk);
+			} else {
+				uint8_t x[16];
+				memcpy(x, q.addr.v6, 16);
+				if (edge & 1)
+					for (unsigned int bt = q.len; bt < 128; bt++)
+						x[bt / 8] |= (uint8_t)(0x80 >> (bt % 8));
+				if (edge & 2)
+					x[15] ^= 1;
+				const uint8_t *px = x;
+				uint32_t na = fib_lookup6(ta, x), nb = fib_lookup6(tb, x), bulk;
+				fib_lookup6_bulk(tb, &px, &bulk, 1);
+				assert_int_equal(na, nb);
+				assert_int_equal(nb, bulk);
+			}
+		}
+	}
+}
+
+/* A small table answers as main does: while small (a limit it never
+ * reaches), and across its growth into a full-size first level (limit 8
+ * groups), after deletes and after emptying and filling again. */
+static void
+test_small_tables(void **state)
+{
+	(void)state;
+	static const uint32_t limits[] = {1u << 20, 8};
+	enum { N = 400 };
+	static struct fib_prefix p[N];
+	for (unsigned int l = 0; l < 2; l++) {
+		struct fib_conf c = test_conf();
+		c.small_table_groups = limits[l];
+		struct fib *f = fib_create(&c);
+		assert_non_null(f);
+		for (int af = 0; af < 2; af++) {
+			uint8_t fam = af ? FIB_AF_INET6 : FIB_AF_INET;
+			uint64_t seed = 7 + (uint64_t)af;
+			for (int round = 0; round < 2; round++) {
+				bool promoted = false;
+				unsigned int n = 0;
+				for (unsigned int i = 0; i < N; i++) {
+					struct fib_prefix q = near_prefix(&seed, fam);
+					struct fib_route rm = {
+						.dst = q, .table = FIB_TABLE_MAIN, .nh = 1 + i};
+					struct fib_route rs = rm;
+					rs.table = 100;
+					int a = fib_route_add(f, &rm), b = fib_route_add(f, &rs);
+					assert_int_equal(a, b);
+					if (a == 0)
+						p[n++] = q;
+					struct fib_mem_stats st = mem_of(f, 100);
+					bool now = st.tbl24_bytes > ((uint64_t)1 << 20);
+					if ((now && !promoted) || i % 10 == 0)
+						same_answers(f, FIB_TABLE_MAIN, 100, p, n);
+					promoted = now;
+				}
+				assert_int_equal(promoted, l == 1);
+				same_answers(f, FIB_TABLE_MAIN, 100, p, n);
+				/* Every other one deleted, then the rest. */
+				for (int pass = 0; pass < 2; pass++) {
+					for (unsigned int i = (unsigned int)pass; i < n; i += 2) {
+						struct fib_route rm = {.dst = p[i],
+								       .table = FIB_TABLE_MAIN};
+						struct fib_route rs = rm;
+						rs.table = 100;
+						assert_int_equal(fib_route_del(f, &rm, true), 0);
+						assert_int_equal(fib_route_del(f, &rs, true), 0);
+					}
+					same_answers(f, FIB_TABLE_MAIN, 100, p, n);
+				}
+				assert_int_equal(mem_of(f, 100).tbl24_bytes, 0);
+			}
+		}
+		fib_free(f);
+	}
 }
 
 static void
@@ -574,6 +716,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_nested_and_covering_delete, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_two_tables, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_empty_family_returns_memory, setup, teardown),
+		cmocka_unit_test(test_small_tables),
 		cmocka_unit_test_setup_teardown(test_metrics_and_replace, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_types_and_match, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_invalid, setup, teardown),

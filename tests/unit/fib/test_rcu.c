@@ -59,9 +59,13 @@ static struct {
 	volatile int stop;
 	uint64_t lookups[READERS], errors[READERS];
 	/* No permanent default, and only the slots of one long prefix's
-	 * chain: the table empties often, and each time gives its first
-	 * level back (mbt_release) while the reader reads it. */
+	 * chain, in table EMPTYING_TABLE, small while only the short and
+	 * medium slots hold routes: the table empties often, giving its
+	 * first level back (mbt_release), and grows to a full-size first
+	 * level whenever the long slot fills (promote), while the reader
+	 * reads it. */
 	bool emptying;
+	uint32_t table;
 } g;
 
 static uint64_t
@@ -241,7 +245,7 @@ static void *
 reader(void *arg)
 {
 	unsigned int id = (unsigned int)(uintptr_t)arg, seed = id * 7919 + 1;
-	const struct fib_table *t = fib_table_lookup(g.fib, 0);
+	const struct fib_table *t = fib_table_lookup(g.fib, g.table);
 	struct fib_prefix a[BURST];
 	uint32_t dst4[BURST], nh[BURST], cur_after[BURST][3];
 	const uint8_t *dst6[BURST];
@@ -332,11 +336,21 @@ run(uint8_t af, bool emptying)
 	assert_int_equal(rte_rcu_qsbr_init(g.qsbr, READERS), 0);
 	struct fib_conf conf = test_conf();
 	conf.qsbr = g.qsbr;
+	/* Small tables grow once they use more than one group: IPv4's /20
+	 * slot takes one, its /28 one more (16-8-8). */
+	conf.small_table_groups = 1;
+	g.table = emptying ? 100 : FIB_TABLE_MAIN;
 	g.fib = fib_create(&conf);
 	assert_non_null(g.fib);
 	struct fib_route def = {.dst = {.family = af}, .nh = 1};
 	if (!emptying)
 		assert_int_equal(fib_route_add(g.fib, &def), 0);
+	else {
+		/* The table the reader looks up must exist before it starts. */
+		def.table = g.table;
+		assert_int_equal(fib_route_add(g.fib, &def), 0);
+		assert_int_equal(fib_route_del(g.fib, &def, true), 0);
+	}
 
 	for (uint32_t i = 2; i < MAX_IDS; i++)
 		id_put(i, ALIVE);
@@ -346,7 +360,8 @@ run(uint8_t af, bool emptying)
 
 	uint32_t op = 0;
 	unsigned int seed = 12345;
-	uint64_t end = now_ns() + RUN_NS, ops = 0, empties = 0;
+	uint64_t end = now_ns() + RUN_NS, ops = 0, empties = 0, growths = 0;
+	uint64_t was = 0; /* first-level bytes of table 100 after the last operation */
 	static const unsigned int chain[] = {0, 1, 17}; /* the short, a medium, a long */
 	while (now_ns() < end) {
 		unsigned int s =
@@ -358,7 +373,7 @@ run(uint8_t af, bool emptying)
 		uint32_t id = sl->cur == 0 || what != 1 ? id_get() : 0;
 		if (id == 0 && sl->cur == 0)
 			continue; /* no id out of quarantine yet */
-		struct fib_route r = {.dst = sl->p, .nh = id};
+		struct fib_route r = {.dst = sl->p, .table = g.table, .nh = id};
 		__atomic_store_n(&g.seq, 2 * op + 1, __ATOMIC_RELEASE);
 		if (id != 0) {
 			g.slot_of[id] = s;
@@ -375,12 +390,16 @@ run(uint8_t af, bool emptying)
 			id_put(sl->cur, op);
 			assert_int_equal(fib_route_del(g.fib, &r, true), 0);
 			__atomic_store_n(&sl->cur, 0, __ATOMIC_RELEASE);
-			if (emptying && !g.slot[0].cur && !g.slot[1].cur && !g.slot[17].cur) {
-				struct fib_mem_stats st;
-				assert_int_equal(fib_table_mem(g.fib, 0, &st), 0);
-				assert_int_equal(st.tbl24_bytes, 0);
+			if (emptying && !g.slot[0].cur && !g.slot[1].cur && !g.slot[17].cur)
 				empties++;
-			}
+		}
+		if (emptying) {
+			struct fib_mem_stats st;
+			assert_int_equal(fib_table_mem(g.fib, g.table, &st), 0);
+			if (!g.slot[0].cur && !g.slot[1].cur && !g.slot[17].cur)
+				assert_int_equal(st.tbl24_bytes, 0);
+			growths += was < (1u << 20) && st.tbl24_bytes >= (1u << 20);
+			was = st.tbl24_bytes;
 		}
 		__atomic_store_n(&g.seq, 2 * op + 2, __ATOMIC_RELEASE);
 		op++;
@@ -394,13 +413,14 @@ run(uint8_t af, bool emptying)
 		lookups += g.lookups[i];
 		errors += g.errors[i];
 	}
-	print_message("%s: %llu updates (%llu emptied the table), %llu checked lookups, %llu "
-		      "wrong answers\n",
+	print_message("%s: %llu updates (%llu emptied the table, %llu grew it), %llu checked "
+		      "lookups, %llu wrong answers\n",
 		      af == FIB_AF_INET ? "IPv4" : "IPv6", (unsigned long long)ops,
-		      (unsigned long long)empties, (unsigned long long)lookups,
-		      (unsigned long long)errors);
-	assert_true(ops > 1000);
-	assert_true(!emptying || empties > 20);
+		      (unsigned long long)empties, (unsigned long long)growths,
+		      (unsigned long long)lookups, (unsigned long long)errors);
+	/* Each growth fills a 32 or 64 MiB first level: fewer operations. */
+	assert_true(ops > (emptying ? 200u : 1000u));
+	assert_true(!emptying || (empties > 20 && growths > 20));
 	assert_true(lookups > 1000);
 	assert_int_equal(errors, 0);
 	fib_free(g.fib);

@@ -178,10 +178,10 @@ check(struct checker *c, const struct fib_prefix *a)
 }
 
 static void
-verify(const struct fib *fib, const struct ref_lpm *ref, const struct route_set *s, uint8_t af,
-       const char *phase)
+verify(const struct fib *fib, uint32_t table, const struct ref_lpm *ref, const struct route_set *s,
+       uint8_t af, const char *phase)
 {
-	struct checker c = {.fib = fib, .t = fib_table_lookup(fib, 0), .ref = ref, .af = af};
+	struct checker c = {.fib = fib, .t = fib_table_lookup(fib, table), .ref = ref, .af = af};
 	for (uint32_t i = 0; i < RANDOM_ADDRS; i++) {
 		struct fib_prefix a = {.family = af, .len = (uint8_t)maxlen(af)};
 		if (i & 1) {
@@ -212,13 +212,13 @@ verify(const struct fib *fib, const struct ref_lpm *ref, const struct route_set 
 }
 
 static void
-add_all(struct fib *fib, struct ref_lpm *ref, const struct route_set *s, const uint8_t *skip,
-	uint32_t *added)
+add_all(struct fib *fib, uint32_t table, struct ref_lpm *ref, const struct route_set *s,
+	const uint8_t *skip, uint32_t *added)
 {
 	for (uint32_t i = 0; i < s->n; i++) {
 		if (skip && !skip[i])
 			continue;
-		struct fib_route r = {.dst = s->p[i], .nh = s->nh[i]};
+		struct fib_route r = {.dst = s->p[i], .table = table, .nh = s->nh[i]};
 		int rc = fib_route_add(fib, &r);
 		if (rc == -EEXIST)
 			continue; /* a synthetic prefix that the table has too */
@@ -229,8 +229,10 @@ add_all(struct fib *fib, struct ref_lpm *ref, const struct route_set *s, const u
 	ref_commit(ref);
 }
 
+/* table: main, or another table, which starts small and grows to a
+ * full-size first level on the way (docs/fib.md, "Tables"). */
 static void
-run(uint8_t af, const char *file)
+run(uint8_t af, const char *file, uint32_t table)
 {
 	struct route_set s = {0};
 	build_routes(af, file, &s);
@@ -240,10 +242,10 @@ run(uint8_t af, const char *file)
 	struct ref_lpm *ref = ref_create(af);
 
 	uint32_t added = 0;
-	add_all(fib, ref, &s, NULL, &added);
-	assert_int_equal(fib_route_count(fib, 0, af), added);
-	print_message("%s: %u routes loaded\n", file, added);
-	verify(fib, ref, &s, af, "loaded");
+	add_all(fib, table, ref, &s, NULL, &added);
+	assert_int_equal(fib_route_count(fib, table, af), added);
+	print_message("%s: %u routes loaded into table %u\n", file, added, table);
+	verify(fib, table, ref, &s, af, "loaded");
 
 	/* Delete a random half. Duplicated synthetic prefixes are deleted
 	 * once; the second attempt must say ENOENT. */
@@ -252,7 +254,7 @@ run(uint8_t af, const char *file)
 	for (uint32_t i = 0; i < s.n; i++) {
 		if (rnd() & 1)
 			continue;
-		struct fib_route r = {.dst = s.p[i]};
+		struct fib_route r = {.dst = s.p[i], .table = table};
 		int rc = fib_route_del(fib, &r, true);
 		if (rc == -ENOENT)
 			continue;
@@ -262,17 +264,17 @@ run(uint8_t af, const char *file)
 		deleted++;
 	}
 	ref_commit(ref);
-	assert_int_equal(fib_route_count(fib, 0, af), added - deleted);
-	verify(fib, ref, &s, af, "after deleting half");
+	assert_int_equal(fib_route_count(fib, table, af), added - deleted);
+	verify(fib, table, ref, &s, af, "after deleting half");
 
 	uint32_t readded = 0;
-	add_all(fib, ref, &s, gone, &readded);
+	add_all(fib, table, ref, &s, gone, &readded);
 	assert_int_equal(readded, deleted);
-	assert_int_equal(fib_route_count(fib, 0, af), added);
-	verify(fib, ref, &s, af, "after re-adding");
+	assert_int_equal(fib_route_count(fib, table, af), added);
+	verify(fib, table, ref, &s, af, "after re-adding");
 
 	struct fib_mem_stats st;
-	assert_int_equal(fib_table_mem(fib, 0, &st), 0);
+	assert_int_equal(fib_table_mem(fib, table, &st), 0);
 	print_message("memory: tbl24 %llu MiB, groups v4 %u v6 %u (%llu MiB), rib %llu MiB\n",
 		      (unsigned long long)(st.tbl24_bytes >> 20), st.groups4_used, st.groups6_used,
 		      (unsigned long long)(st.groups_bytes >> 20),
@@ -289,14 +291,29 @@ static void
 test_ipv4_real_table(void **state)
 {
 	(void)state;
-	run(FIB_AF_INET, "prefixes-v4.txt.gz");
+	run(FIB_AF_INET, "prefixes-v4.txt.gz", FIB_TABLE_MAIN);
 }
 
 static void
 test_ipv6_real_table(void **state)
 {
 	(void)state;
-	run(FIB_AF_INET6, "prefixes-v6.txt.gz");
+	run(FIB_AF_INET6, "prefixes-v6.txt.gz", FIB_TABLE_MAIN);
+}
+
+/* The same in a table that starts small and grows while loading. */
+static void
+test_ipv4_real_table_grown(void **state)
+{
+	(void)state;
+	run(FIB_AF_INET, "prefixes-v4.txt.gz", 100);
+}
+
+static void
+test_ipv6_real_table_grown(void **state)
+{
+	(void)state;
+	run(FIB_AF_INET6, "prefixes-v6.txt.gz", 100);
 }
 
 int
@@ -305,6 +322,8 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ipv4_real_table),
 		cmocka_unit_test(test_ipv6_real_table),
+		cmocka_unit_test(test_ipv4_real_table_grown),
+		cmocka_unit_test(test_ipv6_real_table_grown),
 	};
 	return cmocka_run_group_tests_name("fib_reference", tests, NULL, NULL);
 }
