@@ -2,10 +2,40 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mem.h"
 #include "slab.h"
 
-#define CHUNK_BYTES (64u << 10)
-#define CHUNK_HEAD 64 /* keeps objects cache-line aligned */
+/* Chunks double from 64 KiB to 2 MiB: a small table's RIB stays small,
+ * and a full one's sits on 2 MiB pages. On 4 KiB pages the descents of
+ * a full table's inserts missed the TLB: with 2 MiB chunks on
+ * transparent huge pages, IPv4 inserts of the real table took 413-462
+ * cycles a route instead of 615-782 when memory was slow (2026-12-01,
+ * docs/performance.md). */
+#define CHUNK_MIN (64u << 10)
+#define CHUNK_MAX (2u << 20)
+#define CHUNK_HEAD 64 /* the next chunk and this one's size; objects stay cache-line aligned */
+
+struct chunk_head {
+	void *next;
+	size_t bytes;
+};
+
+static void *
+chunk_alloc(size_t bytes)
+{
+	if (bytes >= CHUNK_MAX)
+		return fib_mem_alloc(bytes, false); /* 2 MiB aligned, huge pages */
+	return aligned_alloc(64, bytes);
+}
+
+static void
+chunk_free(void *c, size_t bytes)
+{
+	if (bytes >= CHUNK_MAX)
+		fib_mem_free(c, bytes);
+	else
+		free(c);
+}
 
 void
 slab_init(struct slab *s, size_t size)
@@ -17,10 +47,10 @@ slab_init(struct slab *s, size_t size)
 void
 slab_fini(struct slab *s)
 {
-	void *c = s->chunks;
+	struct chunk_head *c = s->chunks;
 	while (c != NULL) {
-		void *next = *(void **)c;
-		free(c);
+		struct chunk_head *next = c->next;
+		chunk_free(c, c->bytes);
 		c = next;
 	}
 	slab_init(s, s->size);
@@ -34,14 +64,17 @@ slab_alloc(struct slab *s)
 		s->free = *(void **)o;
 	} else {
 		if (s->cur == NULL || s->cur + s->size > s->cur_end) {
-			uint8_t *c = aligned_alloc(64, CHUNK_BYTES);
+			size_t bytes = s->bytes < CHUNK_MIN   ? CHUNK_MIN
+				       : s->bytes < CHUNK_MAX ? (size_t)s->bytes
+							      : CHUNK_MAX;
+			uint8_t *c = chunk_alloc(bytes);
 			if (c == NULL)
 				return NULL;
-			*(void **)c = s->chunks;
+			*(struct chunk_head *)c = (struct chunk_head){s->chunks, bytes};
 			s->chunks = c;
 			s->cur = c + CHUNK_HEAD;
-			s->cur_end = c + CHUNK_BYTES;
-			s->bytes += CHUNK_BYTES;
+			s->cur_end = c + bytes;
+			s->bytes += bytes;
 		}
 		o = s->cur;
 		s->cur += s->size;
