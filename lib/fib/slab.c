@@ -6,10 +6,10 @@
 #include "slab.h"
 
 /* Chunks double from 64 KiB to 2 MiB: a small table's RIB stays small,
- * and a full one's sits on 2 MiB pages. On 4 KiB pages the descents of
- * a full table's inserts missed the TLB: with 2 MiB chunks on
- * transparent huge pages, IPv4 inserts of the real table took 413-462
- * cycles a route instead of 615-782 when memory was slow (2026-12-01,
+ * and a full one's sits on 2 MiB pages. On 4 KiB pages a full table's
+ * insert descents most likely missed the TLB: with 2 MiB chunks on
+ * transparent huge pages, IPv4 inserts of the real table took 415-541
+ * cycles a route instead of 539-543 when memory was slow (2026-12-01,
  * docs/performance.md). */
 #define CHUNK_MIN (64u << 10)
 #define CHUNK_MAX (2u << 20)
