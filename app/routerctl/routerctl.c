@@ -47,11 +47,13 @@ connect_to(const char *path)
 	return fd;
 }
 
-/* Reads answers: output lines go to stdout; status lines are counted. */
+/* Reads answers: output lines go to stdout; status lines are counted.
+ * The buffer grows to hold the longest line: a JSON answer is one line,
+ * megabytes long for a full table's routes. */
 struct reader {
 	int fd;
-	char buf[65536];
-	size_t len;
+	char *buf;
+	size_t len, cap;
 	unsigned long answered, failed;
 	unsigned long *err_lines; /* request line number per answer, for -b */
 	bool quiet_ok;
@@ -61,7 +63,17 @@ struct reader {
 static int
 read_answers(struct reader *rd, const unsigned long *req_line)
 {
-	ssize_t n = read(rd->fd, rd->buf + rd->len, sizeof(rd->buf) - rd->len);
+	if (rd->len == rd->cap) {
+		size_t cap = rd->cap ? rd->cap * 2 : 65536;
+		char *b = realloc(rd->buf, cap);
+		if (b == NULL) {
+			fprintf(stderr, "routerctl: out of memory for an answer line\n");
+			return -1;
+		}
+		rd->buf = b;
+		rd->cap = cap;
+	}
+	ssize_t n = read(rd->fd, rd->buf + rd->len, rd->cap - rd->len);
 	if (n <= 0)
 		return -1;
 	rd->len += (size_t)n;
@@ -88,8 +100,6 @@ read_answers(struct reader *rd, const unsigned long *req_line)
 	}
 	memmove(rd->buf, rd->buf + start, rd->len - start);
 	rd->len -= start;
-	if (rd->len == sizeof(rd->buf)) /* an answer line longer than the buffer */
-		rd->len = 0;
 	return 0;
 }
 
@@ -178,6 +188,7 @@ batch(int fd, const char *file, const char *prefix)
 	if (in != stdin)
 		fclose(in);
 	free(req_line);
+	free(rd.buf);
 	if (rd.answered < sent) {
 		fprintf(stderr, "routerctl: connection lost after %lu of %lu commands\n",
 			rd.answered, sent);
@@ -313,6 +324,7 @@ main(int argc, char **argv)
 			;
 	}
 	close(fd);
+	free(rd.buf);
 	if (rd.answered == 0) {
 		fprintf(stderr, "routerctl: no answer from routerd\n");
 		return 1;

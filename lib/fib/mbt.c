@@ -149,7 +149,10 @@ mbt_init(struct mbt *m, unsigned int levels, unsigned int esize, uint32_t ngroup
 	m->defer = defer;
 	m->own_tbl24 = false;
 	m->tbl24 = zero_tbl24();
-	m->groups = fib_mem_alloc(groups_bytes(m), false);
+	/* A small table's groups on 4 KiB pages: its first group would take
+	 * a 2 MiB page of each pool. Huge pages once it grows (promote). */
+	m->groups = small_groups ? fib_mem_reserve(groups_bytes(m))
+				 : fib_mem_alloc(groups_bytes(m), false);
 	m->free_stack = malloc(sizeof(uint32_t) * (ngroups ? ngroups : 1));
 	if (m->tbl24 == NULL || m->groups == NULL || m->free_stack == NULL) {
 		mbt_fini(m);
@@ -447,6 +450,10 @@ pool_trim(void *ctx, uint32_t unused)
 		return;
 	fib_mem_discard(m->groups, (size_t)m->fresh * MBT_GROUP_SIZE * m->esize);
 	m->fresh = m->nfree = 0;
+	/* The family starts small again (unless it has grown since): 4 KiB
+	 * pages, as mbt_init gave it. */
+	if (m->small_groups != 0 && !(m->own_tbl24 && m->bits0 == MBT_TBL24_BITS))
+		fib_mem_huge(m->groups, groups_bytes(m), false);
 }
 
 int
@@ -513,6 +520,7 @@ promote(struct mbt *m)
 	__atomic_store_n(&m->tbl24, (void *)big, __ATOMIC_RELEASE);
 	m->bits0 = MBT_TBL24_BITS;
 	m->levels = m->levels24;
+	fib_mem_huge(m->groups, groups_bytes(m), true);
 	/* The groups first: without readers (no QSBR) a push frees at once. */
 	for (uint32_t x = 0; x < MBT_SMALL_SIZE; x++) {
 		uint32_t e = ent_get(m, small, x);

@@ -14,9 +14,10 @@ round_2m(size_t size)
 	return (size + HUGE_2M - 1) & ~((size_t)HUGE_2M - 1);
 }
 
-/* 2 MiB-aligned anonymous memory eligible for transparent huge pages. */
+/* 2 MiB-aligned anonymous memory, eligible for transparent huge pages
+ * if huge. */
 static void *
-thp_alloc(size_t len)
+thp_alloc(size_t len, bool huge)
 {
 	/* Map 2 MiB more and trim, so the array starts on a 2 MiB boundary
 	 * and huge pages can back all of it. */
@@ -31,7 +32,8 @@ thp_alloc(size_t len)
 	if (HUGE_2M - head)
 		munmap((uint8_t *)start + len, HUGE_2M - head);
 	/* Advisory: with THP in "madvise" mode this is what enables it. */
-	(void)madvise((void *)start, len, MADV_HUGEPAGE);
+	if (huge)
+		(void)madvise((void *)start, len, MADV_HUGEPAGE);
 	return (void *)start;
 }
 
@@ -45,7 +47,7 @@ fib_mem_alloc(size_t size, bool populate)
 		if (p != MAP_FAILED)
 			return p;
 	}
-	void *p = thp_alloc(len);
+	void *p = thp_alloc(len, true);
 	if (p != NULL && populate && madvise(p, len, MADV_POPULATE_WRITE) != 0)
 		memset(p, 0, len); /* kernels before 5.14 */
 	return p;
@@ -56,6 +58,19 @@ fib_mem_free(void *p, size_t size)
 {
 	if (p != NULL)
 		munmap(p, round_2m(size));
+}
+
+void *
+fib_mem_reserve(size_t size)
+{
+	return thp_alloc(round_2m(size), false);
+}
+
+void
+fib_mem_huge(void *p, size_t size, bool huge)
+{
+	if (p != NULL)
+		(void)madvise(p, round_2m(size), huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
 }
 
 void *
