@@ -236,13 +236,15 @@ near_prefix(uint64_t *s, uint8_t af)
 	uint32_t r = (uint32_t)(*s >> 33);
 	char buf[80];
 	unsigned int max = af == FIB_AF_INET ? 32 : 128;
-	/* Lengths mostly in the interesting band: around the levels. */
+	/* A quarter of the lengths anywhere from 0, the rest in the longer
+	 * half, where the group levels are. */
 	unsigned int len = r % 4 == 0 ? (r >> 2) % (max + 1) : max - (r >> 2) % (max / 2);
 	snprintf(buf, sizeof(buf), "%s/%u",
 		 af == FIB_AF_INET ? base4[(r >> 12) % 4] : base6[(r >> 12) % 4],
 		 af == FIB_AF_INET ? 32 : 128);
 	struct fib_prefix p = P(buf);
-	/* Flip a random bit below 3/4 of the length, then cut to len. */
+	/* Flip one random bit of the base (gone again if it falls past
+	 * len), then cut to len. */
 	unsigned int bit = (r >> 16) % max;
 	if (af == FIB_AF_INET)
 		p.addr.v4 ^= 1u << (31 - bit);
