@@ -59,11 +59,11 @@ static struct {
 	volatile int stop;
 	uint64_t lookups[READERS], errors[READERS];
 	/* No permanent default, and only the slots of one long prefix's
-	 * chain, in table EMPTYING_TABLE, small while only the short and
-	 * medium slots hold routes: the table empties often, giving its
-	 * first level back (mbt_release), and grows to a full-size first
-	 * level whenever the long slot fills (promote), while the reader
-	 * reads it. */
+	 * chain, in table 100, a small table allowed one group: it empties
+	 * often, giving its memory back (mbt_release), and grows to a
+	 * full-size first level whenever it needs a second group (the IPv4
+	 * long slot, the IPv6 medium one: promote), while the reader reads
+	 * it. */
 	bool emptying;
 	uint32_t table;
 } g;
@@ -219,7 +219,7 @@ answer_ok(const struct fib_prefix *a, uint32_t nh, uint32_t s0, uint32_t s1,
  * a call that holds the first level it loaded: a release that did not
  * wait for the reader would free it under such a call (checked: with the
  * first level freed at once instead of deferred, three runs of four
- * crashed). */
+ * crashed; with the small level freed at once on growth, four of four). */
 #define LONG_CALL 4096
 
 struct long_call {
@@ -336,8 +336,8 @@ run(uint8_t af, bool emptying)
 	assert_int_equal(rte_rcu_qsbr_init(g.qsbr, READERS), 0);
 	struct fib_conf conf = test_conf();
 	conf.qsbr = g.qsbr;
-	/* Small tables grow once they use more than one group: IPv4's /20
-	 * slot takes one, its /28 one more (16-8-8). */
+	/* Small tables grow once they use more than one group: in IPv4
+	 * (16-8-8) the /20 slot takes one, the /28 one more. */
 	conf.small_table_groups = 1;
 	g.table = emptying ? 100 : FIB_TABLE_MAIN;
 	g.fib = fib_create(&conf);
