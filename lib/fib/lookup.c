@@ -49,40 +49,41 @@ group_base(uint32_t e)
 	return (e >> 1) << MBT_GROUP_BITS;
 }
 
-static inline bool
-is_small(const void *tbl24)
-{
-	return ((uintptr_t)tbl24 & MBT_SMALL_TAG) != 0;
-}
-
 /* Small tables, 16-8-8 (IPv4) and 16-8-8-... (IPv6): a plain walk. They
  * hold few routes, so their first level and groups stay in cache, and
  * the datapath's table, main, is never small. */
 static inline uint32_t
 small4(const void *tagged, const uint16_t *groups, uint32_t dst)
 {
-	const uint16_t *t = (const void *)((uintptr_t)tagged & ~(uintptr_t)MBT_SMALL_TAG);
+	const uint16_t *t = mbt_untag(tagged);
 	uint32_t e = t[dst >> 16];
 	for (int shift = 8; e & MBT_EXT; shift -= 8)
 		e = groups[group_base(e) + ((dst >> shift) & 0xff)];
 	return e >> 1;
 }
 
+/* An IPv6 walk through the groups from first-level entry e, whose next
+ * level is indexed by address byte b. */
+static inline uint32_t
+walk6(uint32_t e, const uint32_t *groups, const uint8_t *dst, unsigned int b)
+{
+	for (; e & MBT_EXT; b++)
+		e = groups[group_base(e) + dst[b]];
+	return e >> 1;
+}
+
 static inline uint32_t
 small6(const void *tagged, const uint32_t *groups, const uint8_t *dst)
 {
-	const uint32_t *t = (const void *)((uintptr_t)tagged & ~(uintptr_t)MBT_SMALL_TAG);
-	uint32_t e = t[(uint32_t)dst[0] << 8 | dst[1]];
-	for (unsigned int b = 2; e & MBT_EXT; b++)
-		e = groups[group_base(e) + dst[b]];
-	return e >> 1;
+	const uint32_t *t = mbt_untag(tagged);
+	return walk6(t[(uint32_t)dst[0] << 8 | dst[1]], groups, dst, 2);
 }
 
 uint32_t
 fib_lookup4(const struct fib_table *t, uint32_t dst)
 {
 	const uint16_t *tbl24 = tbl24_of(&t->v4);
-	if (unlikely(is_small(tbl24)))
+	if (unlikely(mbt_is_small(tbl24)))
 		return small4(tbl24, t->v4.groups, dst);
 	uint32_t e = tbl24[MBT_SUM4_OFF + (dst >> 16)];
 	if (e & MBT_EXT) {
@@ -203,7 +204,7 @@ void
 fib_lookup4_bulk(const struct fib_table *t, const uint32_t *dst, uint32_t *nh, unsigned int n)
 {
 	const uint16_t *tbl24 = tbl24_of(&t->v4), *groups = t->v4.groups;
-	if (unlikely(is_small(tbl24))) {
+	if (unlikely(mbt_is_small(tbl24))) {
 		for (unsigned int i = 0; i < n; i++)
 			nh[i] = small4(tbl24, groups, dst[i]);
 		return;
@@ -236,12 +237,9 @@ uint32_t
 fib_lookup6(const struct fib_table *t, const uint8_t dst[16])
 {
 	const uint32_t *tbl24 = tbl24_of(&t->v6), *groups = t->v6.groups;
-	if (unlikely(is_small(tbl24)))
+	if (unlikely(mbt_is_small(tbl24)))
 		return small6(tbl24, groups, dst);
-	uint32_t e = tbl24[idx24(dst)];
-	for (unsigned int b = 3; unlikely(e & MBT_EXT); b++)
-		e = groups[group_base(e) + dst[b]];
-	return e >> 1;
+	return walk6(tbl24[idx24(dst)], groups, dst, 3);
 }
 
 static inline void
@@ -396,7 +394,7 @@ fib_lookup6_bulk(const struct fib_table *t, const uint8_t *const dst[], uint32_t
 		 unsigned int n)
 {
 	const uint32_t *tbl24 = tbl24_of(&t->v6), *groups = t->v6.groups;
-	if (unlikely(is_small(tbl24))) {
+	if (unlikely(mbt_is_small(tbl24))) {
 		for (unsigned int i = 0; i < n; i++)
 			nh[i] = small6(tbl24, groups, dst[i]);
 		return;

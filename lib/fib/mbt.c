@@ -9,19 +9,34 @@
 #include "mbt.h"
 #include "mem.h"
 
+/* The writer's view of the first level: the pointer it stored (its
+ * tag says whether it is small) without the tag. */
+static inline bool
+is_small(const struct mbt *m)
+{
+	return mbt_is_small(m->tbl24);
+}
+
+static inline void *
+first_level(const struct mbt *m)
+{
+	return mbt_untag(m->tbl24);
+}
+
+/* Levels of the current form: one more while small. */
+static inline unsigned int
+levels(const struct mbt *m)
+{
+	return m->levels + is_small(m);
+}
+
 /* The key bits below the entries of a level: 104 for a 24-bit first
  * level (112 for a small table's 16-bit one), then 8 fewer per level. */
 static unsigned int
 level_shift(const struct mbt *m, unsigned int level)
 {
-	return 128 - m->bits0 - MBT_GROUP_BITS * level;
-}
-
-/* The first level, without the readers' tag. */
-static inline void *
-first_level(const struct mbt *m)
-{
-	return (void *)((uintptr_t)m->tbl24 & ~(uintptr_t)MBT_SMALL_TAG);
+	unsigned int bits0 = is_small(m) ? MBT_SMALL_BITS : MBT_TBL24_BITS;
+	return 128 - bits0 - MBT_GROUP_BITS * level;
 }
 
 /* Whether the first level has a /16 summary after it: IPv4's, 24 bits
@@ -29,7 +44,7 @@ first_level(const struct mbt *m)
 static inline bool
 has_summary(const struct mbt *m)
 {
-	return m->esize == MBT_ESIZE4 && m->bits0 == MBT_TBL24_BITS;
+	return m->esize == MBT_ESIZE4 && !is_small(m);
 }
 
 /* The bytes of a first level of entry size esize, 2^24 entries (with the
@@ -44,22 +59,19 @@ tbl24_size(unsigned int esize, bool small)
 	return (size_t)MBT_TBL24_SIZE * esize + MBT_SLACK;
 }
 
-/* A first level, zeroed: a small one on ordinary pages (128 or 256 KiB),
- * a full one as fib_mem_alloc says. */
+/* A first level, zeroed: a small one (128 or 256 KiB) on ordinary
+ * pages, faulted in as used; a full one as fib_mem_alloc says. */
 static void *
 tbl24_alloc(unsigned int esize, bool small)
 {
 	size_t n = tbl24_size(esize, small);
-	return small ? fib_mem_alloc_small(n) : fib_mem_alloc(n, true);
+	return small ? fib_mem_reserve(n) : fib_mem_alloc(n, true);
 }
 
 static void
 tbl24_release(void *p, unsigned int esize, bool small)
 {
-	if (small)
-		fib_mem_free_small(p, tbl24_size(esize, small));
-	else
-		fib_mem_free(p, tbl24_size(esize, small));
+	fib_mem_free(p, tbl24_size(esize, small));
 }
 
 size_t
@@ -67,11 +79,11 @@ mbt_first_level_bytes(const struct mbt *m)
 {
 	if (!m->own_tbl24)
 		return 0;
-	bool small = m->bits0 == MBT_SMALL_BITS;
-	/* The summary counts, not the slack. */
-	return small ? (size_t)MBT_SMALL_SIZE * m->esize
-		     : tbl24_size(m->esize, false) - MBT_SLACK -
-			       (m->esize == MBT_ESIZE4 ? MBT_SLACK : 0);
+	if (is_small(m))
+		return (size_t)MBT_SMALL_SIZE * m->esize;
+	/* The IPv4 summary counts; the slack does not. */
+	return (size_t)MBT_TBL24_SIZE * m->esize +
+	       (m->esize == MBT_ESIZE4 ? (size_t)MBT_SUM4_SIZE * MBT_ESIZE4 : 0);
 }
 
 /* The process's shared all-zero first level, large enough for either
@@ -139,8 +151,7 @@ mbt_init(struct mbt *m, unsigned int levels, unsigned int esize, uint32_t ngroup
 {
 	if (ngroups > (esize == MBT_ESIZE4 ? MBT_GROUPS_MAX4 : MBT_GROUPS_MAX6))
 		return -EINVAL;
-	m->levels = m->levels24 = (uint8_t)levels;
-	m->bits0 = MBT_TBL24_BITS;
+	m->levels = (uint8_t)levels;
 	m->small_groups = small_groups;
 	m->esize = (uint8_t)esize;
 	m->ngroups = ngroups;
@@ -165,7 +176,7 @@ void
 mbt_fini(struct mbt *m)
 {
 	if (m->own_tbl24)
-		tbl24_release(first_level(m), m->esize, m->bits0 == MBT_SMALL_BITS);
+		tbl24_release(first_level(m), m->esize, is_small(m));
 	fib_mem_free(m->groups, groups_bytes(m));
 	free(m->free_stack);
 	m->own_tbl24 = false;
@@ -208,7 +219,7 @@ static void
 free_subtree(struct mbt *m, uint32_t ext_entry, unsigned int level)
 {
 	const void *g = child_of(m, ext_entry);
-	if (level + 1 < m->levels) {
+	if (level + 1 < levels(m)) {
 		for (uint32_t i = 0; i < MBT_GROUP_SIZE; i++) {
 			uint32_t e = ent_get(m, g, i);
 			if (e & MBT_EXT)
@@ -415,13 +426,11 @@ write_table(struct mbt *m, void *tbl, unsigned int level, fib_key_t base, fib_ke
 static int
 own_tbl24(struct mbt *m)
 {
-	bool small = m->small_groups != 0;
-	void *t = tbl24_alloc(m->esize, small);
+	bool sm = m->small_groups != 0;
+	void *t = tbl24_alloc(m->esize, sm);
 	if (t == NULL)
 		return -ENOMEM;
-	m->bits0 = small ? MBT_SMALL_BITS : MBT_TBL24_BITS;
-	m->levels = (uint8_t)(m->levels24 + small);
-	__atomic_store_n(&m->tbl24, (void *)((uintptr_t)t | (small ? MBT_SMALL_TAG : 0)),
+	__atomic_store_n(&m->tbl24, (void *)((uintptr_t)t | (sm ? MBT_SMALL_TAG : 0)),
 			 __ATOMIC_RELEASE);
 	m->own_tbl24 = true;
 	return 0;
@@ -452,7 +461,7 @@ pool_trim(void *ctx, uint32_t unused)
 	m->fresh = m->nfree = 0;
 	/* The family starts small again (unless it has grown since): 4 KiB
 	 * pages, as mbt_init gave it. */
-	if (m->small_groups != 0 && !(m->own_tbl24 && m->bits0 == MBT_TBL24_BITS))
+	if (m->small_groups != 0 && (!m->own_tbl24 || is_small(m)))
 		fib_mem_huge(m->groups, groups_bytes(m), false);
 }
 
@@ -464,13 +473,11 @@ mbt_release(struct mbt *m)
 	if (defer_reserve(m->defer, 2) < 0)
 		return -ENOMEM;
 	void *old = first_level(m);
-	uint32_t arg = m->esize | (m->bits0 == MBT_SMALL_BITS ? SMALL_ARG : 0);
+	uint32_t arg = m->esize | (is_small(m) ? SMALL_ARG : 0);
 	/* Release: pairs with the readers' acquire (they read zeros either
 	 * way: the old table holds only zeros too). */
 	__atomic_store_n(&m->tbl24, zero_tbl24(), __ATOMIC_RELEASE);
 	m->own_tbl24 = false;
-	m->bits0 = MBT_TBL24_BITS;
-	m->levels = m->levels24;
 	(void)defer_push(m->defer, tbl24_free, old, arg);
 	(void)defer_push(m->defer, pool_trim, m, 0);
 	return 0;
@@ -518,8 +525,6 @@ promote(struct mbt *m)
 			sum[x] = (uint16_t)((e & MBT_EXT) ? MBT_EXT : e);
 	}
 	__atomic_store_n(&m->tbl24, (void *)big, __ATOMIC_RELEASE);
-	m->bits0 = MBT_TBL24_BITS;
-	m->levels = m->levels24;
 	fib_mem_huge(m->groups, groups_bytes(m), true);
 	/* The groups first: without readers (no QSBR) a push frees at once. */
 	for (uint32_t x = 0; x < MBT_SMALL_SIZE; x++) {
@@ -601,7 +606,7 @@ mbt_write(struct mbt *m, const struct mbt_range *r, uint32_t n, uint32_t nh, boo
 		if (has_summary(m))
 			summary_write(m, r[i].lo, r[i].hi, val);
 	}
-	if (m->bits0 == MBT_SMALL_BITS && m->used > m->small_groups)
+	if (is_small(m) && m->used > m->small_groups)
 		promote(m);
 	return 0;
 }

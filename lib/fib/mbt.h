@@ -76,6 +76,20 @@ struct defer;
 #define MBT_SMALL_SIZE (1u << MBT_SMALL_BITS)
 #define MBT_SMALL_TAG 1u
 
+/* Whether a first-level pointer (struct mbt.tbl24) is a small table's,
+ * and the table it points to. */
+static inline bool
+mbt_is_small(const void *tbl24)
+{
+	return ((uintptr_t)tbl24 & MBT_SMALL_TAG) != 0;
+}
+
+static inline void *
+mbt_untag(const void *tbl24)
+{
+	return (void *)((uintptr_t)tbl24 & ~(uintptr_t)MBT_SMALL_TAG);
+}
+
 struct mbt {
 	/* Read by readers on every lookup. tbl24 is the process's shared
 	 * zero table while the family has no route, and a table of its own
@@ -87,9 +101,7 @@ struct mbt {
 	void *groups;
 	/* Writer only, on its own cache line: the writer updates these on
 	 * every split and merge, and readers must not lose their line. */
-	_Alignas(64) uint8_t levels; /* group levels + 1, for the current first level */
-	uint8_t levels24;            /* the same with a 2^24-entry first level */
-	uint8_t bits0;               /* the first level's width: 24, or 16 while small */
+	_Alignas(64) uint8_t levels; /* with a 2^24-entry first level; one more while small */
 	uint8_t esize;               /* entry size in bytes */
 	uint32_t small_groups;       /* 0: never small; else groups a small table may use */
 	uint32_t ngroups;            /* capacity */

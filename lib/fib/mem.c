@@ -31,9 +31,9 @@ thp_alloc(size_t len, bool huge)
 		munmap(raw, head);
 	if (HUGE_2M - head)
 		munmap((uint8_t *)start + len, HUGE_2M - head);
-	/* Advisory: with THP in "madvise" mode this is what enables it. */
-	if (huge)
-		(void)madvise((void *)start, len, MADV_HUGEPAGE);
+	/* Advisory: with THP in "madvise" mode this is what enables it; in
+	 * "always" mode the other advice keeps small tables on 4 KiB pages. */
+	(void)madvise((void *)start, len, huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
 	return (void *)start;
 }
 
@@ -71,20 +71,6 @@ fib_mem_huge(void *p, size_t size, bool huge)
 {
 	if (p != NULL)
 		(void)madvise(p, round_2m(size), huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
-}
-
-void *
-fib_mem_alloc_small(size_t size)
-{
-	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	return p == MAP_FAILED ? NULL : p;
-}
-
-void
-fib_mem_free_small(void *p, size_t size)
-{
-	if (p != NULL)
-		munmap(p, size);
 }
 
 void

@@ -20,16 +20,12 @@
 void *fib_mem_alloc(size_t size, bool populate);
 void fib_mem_free(void *p, size_t size);
 /* As fib_mem_alloc without populate, on 4 KiB pages until fib_mem_huge
- * says otherwise: a small table's group pool, whose first group would
- * otherwise take a 2 MiB page (freed with fib_mem_free). */
+ * says otherwise: a small table's first level and group pool, whose
+ * first entries would otherwise take 2 MiB pages (freed with
+ * fib_mem_free, which unmaps them at once). */
 void *fib_mem_reserve(size_t size);
 /* Make [p, p + size) eligible for transparent huge pages, or not. */
 void fib_mem_huge(void *p, size_t size, bool huge);
-/* Zeroed memory on ordinary pages, for a small table's first level
- * (128 or 256 KiB): its own mapping, so that freeing it gives the pages
- * back at once. */
-void *fib_mem_alloc_small(size_t size);
-void fib_mem_free_small(void *p, size_t size);
 /* Give back the pages of the first `size` bytes of an array that was
  * allocated without populate; they read as zeros and are faulted in
  * again on use. */

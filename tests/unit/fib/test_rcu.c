@@ -218,8 +218,9 @@ answer_ok(const struct fib_prefix *a, uint32_t nh, uint32_t s0, uint32_t s1,
  * answers only range-checked), so that most of its time is spent inside
  * a call that holds the first level it loaded: a release that did not
  * wait for the reader would free it under such a call (checked: with the
- * first level freed at once instead of deferred, three runs of four
- * crashed; with the small level freed at once on growth, four of four). */
+ * first level freed at once instead of deferred when the table empties,
+ * or the small level freed at once when it grows, every one of four
+ * runs crashed). */
 #define LONG_CALL 4096
 
 struct long_call {
