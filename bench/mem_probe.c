@@ -24,6 +24,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef __AVX512F__
+#include <immintrin.h>
+#endif
+
 #include "bench_util.h"
 #include "mem_chase.h"
 
@@ -76,10 +80,13 @@ batched_reads(size_t bytes, const uint32_t *a, uint32_t *out, uint32_t m, const 
 }
 
 #ifdef __AVX512F__
-#include <immintrin.h>
-/* batched_walks with each level's 32 reads issued as two 16-lane
- * gathers, as the AVX-512 lookups walk: a level's next reads wait for
- * the slowest lane of its gather. */
+/* Cycles a walk of batched walks: 32 lanes, each `depth` reads where a
+ * read's line depends on the value the lane read before (the next
+ * level's index comes from the entry, as in a trie), in a table of
+ * `bytes` (a power of two) filled with random values, beside `stream`
+ * bytes a walk of a sequential buffer. Each level's 32 reads are two
+ * 16-lane gathers, as the AVX-512 lookups walk: a level's next reads
+ * wait for the slowest lane of its gather. */
 static double
 gathered_walks(size_t bytes, unsigned int depth, const uint32_t *a, uint32_t *out, uint32_t m,
 	       const uint8_t *seq, unsigned int stream, uint64_t *seed)
@@ -141,8 +148,7 @@ gathered3_walks(size_t bytes, unsigned int depth, const uint32_t *a, uint32_t *o
 					_mm512_add_epi64(q, _mm512_set1_epi64(1)), tbl, 8);
 				__m512i z = _mm512_i64gather_epi64(
 					_mm512_add_epi64(q, _mm512_set1_epi64(2)), tbl, 8);
-				v[g] = _mm512_add_epi64(_mm512_popcnt_epi64(_mm512_and_si512(x, y)),
-							z);
+				v[g] = _mm512_add_epi64(_mm512_xor_si512(x, y), z);
 			}
 		const uint64_t *qq = (const uint64_t *)(seq + (size_t)i * stream);
 		for (unsigned int j = 0; j < BATCH * stream / 8; j++)
