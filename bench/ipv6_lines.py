@@ -30,14 +30,21 @@ def main():
             if fields:
                 net = ipaddress.ip_network(fields[0], strict=False)
                 prefixes.append((int(net.network_address), net.prefixlen))
-    groups = set()
-    for addr, plen in prefixes:
-        b = 24
-        while b < plen:
-            groups.add((addr >> (128 - b), b))
-            b += 8
+    def nodes(stride):
+        """Regions holding a longer prefix: where a node (group) exists."""
+        found = set()
+        for addr, plen in prefixes:
+            b = 24
+            while b < plen:
+                found.add((addr >> (128 - b), b))
+                b += stride
+        return found
+
+    groups = nodes(8)
+    ct = nodes(5)
     rng = random.Random(1)
     lines = collections.defaultdict(set)
+    reads = ct_reads = 0
     for _ in range(n):
         addr, plen = rng.choice(prefixes)
         a = addr | rng.getrandbits(128 - plen) if plen < 128 else addr
@@ -46,7 +53,14 @@ def main():
         b = 24
         while (a >> (128 - b), b) in groups:
             lines[b + 8].add(a >> (128 - b - 8 + 4))
+            reads += 1
             b += 8
+        b = 24
+        if (a >> (128 - b), b) in ct:
+            ct_reads += 1  # the first-level node's descriptor
+        while b < 128 and (a >> (128 - b), b) in ct:
+            ct_reads += 1
+            b += 5
     total = 0
     print("%d prefixes, %d addresses" % (len(prefixes), n))
     for level in sorted(lines):
@@ -54,6 +68,8 @@ def main():
         total += k
         print("  bits to /%-3d %8d lines %7.2f MiB" % (level, k, k * 64 / 2**20))
     print("  total        %8d lines %7.2f MiB" % (total, total * 64 / 2**20))
+    print("reads a walk after the first level: %.2f groups; 5-bit compressed trie %.2f"
+          % (reads / n, ct_reads / n))
 
 
 if __name__ == "__main__":

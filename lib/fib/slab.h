@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Fixed-size object allocator for RIB nodes and routes: objects come from
- * 64 KiB chunks and return to a free list, so a full table's 1M small
- * objects cost no malloc each and free in one sweep. Writer thread only.
+ * chunks that double from 64 KiB to 2 MiB (slab.c says why) and return
+ * to a free list, so a full table's 1M small objects cost no malloc each
+ * and free in one sweep. Writer thread only.
  */
 #ifndef FIB_SLAB_H
 #define FIB_SLAB_H

@@ -127,6 +127,21 @@ route_flags(const struct fib_table *t, uint8_t type, uint32_t nh)
 	return down ? RIB_RT_DOWN : 0;
 }
 
+/* The family holds no route any more: its first level, its groups'
+ * pages and its RIB's chunks go back, so that flushing a table returns
+ * what it held. Failing that (no room to queue the release), the family
+ * keeps its memory and works as before. */
+static void
+family_emptied(struct fam f)
+{
+	(void)mbt_release(f.mbt);
+	/* The RIB's chunks are all free once no node is left. */
+	if (f.rib->root == NULL) {
+		rib_fini(f.rib);
+		rib_init(f.rib);
+	}
+}
+
 /* Write val over n's region; for_delete: the groups kept for deletes may
  * be used (mbt_write). */
 static int
@@ -215,7 +230,7 @@ table_route_add(struct fib_table *t, const struct fib_route *nr, bool replace)
 		rib_route_free(f.rib, r);
 		rib_prune(f.rib, n);
 		if (f.rib->nroutes == 0) /* a first level taken for nothing */
-			(void)mbt_release(f.mbt);
+			family_emptied(f);
 		return rc;
 	}
 	f.rib->nroutes++;
@@ -248,18 +263,8 @@ table_route_del(struct fib_table *t, const struct fib_route *key, bool any_metri
 	*slot = r->next;
 	rib_route_free(f.rib, r);
 	rib_prune(f.rib, n);
-	/* The family's last route: its memory goes back (its first level,
-	 * the groups' pages and the RIB's chunks), so that flushing a table
-	 * returns what it held. Failing that (no room to queue the
-	 * release), the table keeps it and works as before. */
-	if (--f.rib->nroutes == 0) {
-		(void)mbt_release(f.mbt);
-		/* Its chunks are all free once no node is left. */
-		if (f.rib->root == NULL) {
-			rib_fini(f.rib);
-			rib_init(f.rib);
-		}
-	}
+	if (--f.rib->nroutes == 0)
+		family_emptied(f);
 	return 0;
 }
 

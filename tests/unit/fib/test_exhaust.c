@@ -154,6 +154,28 @@ test_ipv6_deep(void **state)
 	fib_free(f);
 }
 
+/* The first route of a family refused for want of groups: the family
+ * keeps nothing it took for it, neither a first level nor RIB chunks. */
+static void
+test_refused_first_route(void **state)
+{
+	(void)state;
+	struct fib_conf c = test_conf();
+	c.groups6 = 8; /* a /128 needs 13 */
+	struct fib *f = fib_create(&c);
+	assert_int_equal(add(f, "2001:db8::1/128", 1), -ENOSPC);
+	struct fib_mem_stats st;
+	assert_int_equal(fib_table_mem(f, 0, &st), 0);
+	assert_int_equal(st.tbl24_bytes, 0);
+	assert_int_equal(st.groups6_used, 0);
+	assert_int_equal(st.rib_bytes, 0);
+	assert_int_equal(fib_route_count(f, 0, FIB_AF_INET6), 0);
+	/* A route that fits still goes in. */
+	assert_int_equal(add(f, "2001:db8::/48", 2), 0);
+	assert_int_equal(L(f, 0, "2001:db8::1"), 2);
+	fib_free(f);
+}
+
 static void
 test_grace_period(void **state)
 {
@@ -240,6 +262,7 @@ main(void)
 		cmocka_unit_test(test_ipv4_delete_needing_a_group),
 		cmocka_unit_test(test_ipv4_delete_reserve),
 		cmocka_unit_test(test_ipv6_deep),
+		cmocka_unit_test(test_refused_first_route),
 		cmocka_unit_test(test_grace_period),
 		cmocka_unit_test(test_ipv4_sync_down),
 	};
