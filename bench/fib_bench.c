@@ -36,7 +36,7 @@ static struct {
 	unsigned int burst;    /* addresses per bulk lookup call */
 	unsigned int burst2;   /* a second burst size measured, 0: none */
 	unsigned int max_len6; /* IPv6 addresses only in prefixes this long or shorter */
-	int in_prefixes4;      /* IPv4 addresses inside random prefixes, as IPv6's */
+	int in_prefixes4;      /* % of IPv4 addresses inside random prefixes, as IPv6's */
 	int smoke;
 	const char *only; /* "4", "6" or "rules": run just that part */
 	FILE *summary;
@@ -83,7 +83,11 @@ make_addrs(struct workload *w)
 	w->addr_size = w->af == FIB_AF_INET ? 4 : 16;
 	w->addrs = malloc(w->addr_size * w->naddrs);
 	for (uint32_t i = 0; i < w->naddrs; i++) {
-		if (w->af == FIB_AF_INET && !opt.in_prefixes4) {
+		/* The draw for a mix only when asked, so that the pure
+		 * cases keep the addresses of earlier runs. */
+		if (w->af == FIB_AF_INET &&
+		    (opt.in_prefixes4 == 0 ||
+		     (opt.in_prefixes4 < 100 && (int)(bench_rand(&s) % 100) >= opt.in_prefixes4))) {
 			/* Uniform over the address space: the table covers
 			 * most of it, and each lookup lands on a random line. */
 			((uint32_t *)w->addrs)[i] = (uint32_t)bench_rand(&s);
@@ -468,8 +472,9 @@ usage(const char *prog)
 		"  --max-len6 N  IPv6 addresses only inside prefixes of length <= N (default "
 		"128):\n"
 		"              how the lookup's cost grows with the levels it walks\n"
-		"  --in-prefixes4  IPv4 addresses inside random prefixes of the table\n"
-		"              instead of uniform over the address space\n",
+		"  --in-prefixes4[=PCT]  IPv4 addresses inside random prefixes of the table\n"
+		"              instead of uniform over the address space; with PCT, that\n"
+		"              share of them (0-100) and the rest uniform\n",
 		prog);
 }
 
@@ -491,7 +496,7 @@ main(int argc, char **argv)
 						 {"burst", required_argument, NULL, 'b'},
 						 {"burst2", required_argument, NULL, 'B'},
 						 {"max-len6", required_argument, NULL, 'L'},
-						 {"in-prefixes4", no_argument, NULL, 'P'},
+						 {"in-prefixes4", optional_argument, NULL, 'P'},
 						 {NULL, 0, NULL, 0}};
 	int c;
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -525,7 +530,11 @@ main(int argc, char **argv)
 			opt.max_len6 = (unsigned int)atoi(optarg);
 			break;
 		case 'P':
-			opt.in_prefixes4 = 1;
+			opt.in_prefixes4 = optarg ? atoi(optarg) : 100;
+			if (opt.in_prefixes4 < 0 || opt.in_prefixes4 > 100) {
+				usage(argv[0]);
+				return 2;
+			}
 			break;
 		default:
 			usage(argv[0]);

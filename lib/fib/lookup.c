@@ -15,9 +15,11 @@
  * flight, so the bulk lookups exist to keep that many outstanding: each
  * level's reads for a whole burst are issued before any is used. IPv4
  * reads its /16 summary first (mbt.h: 128 KiB, in L2), and the first
- * level only for the /16s that are not uniform.
+ * level only for the /16s that are not uniform, unless the thread's
+ * recent bursts say the summary does not pay (path4 below).
  */
 #include <stdalign.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include <rte_branch_prediction.h>
@@ -94,6 +96,41 @@ fib_lookup4(const struct fib_table *t, uint32_t dst)
 	return e >> 1;
 }
 
+/*
+ * Which way this thread's IPv4 bursts go. The summary pays when many
+ * lanes stop at it, as addresses spread over the whole space do (72% of
+ * them on the real table). Traffic to where the table routes lands in
+ * mixed /16s (98% of lanes), and there the summary is one more
+ * dependent read before the first level: the portable passes, which
+ * prefetch every lane's first-level line at once, are about 1.35x
+ * faster there at bursts of 32 (docs/performance.md, "Two paths for IPv4
+ * bursts"). Mixes cross over at about 80% of lanes in mixed /16s, so
+ * the switch is set at 7/8, above it. Each thread follows what its
+ * walks see: after DIRECT_AFTER walks in a row with at least 7/8 of the
+ * lanes past the summary it goes direct, and there every PROBE_EVERY-th
+ * call still takes the summary walk to look again; SUMMARY_AFTER probes
+ * in a row below 7/8 bring it back. Per thread, so nothing is shared
+ * between cores; the answers are the same either way (the first level
+ * is complete whatever the summary says).
+ */
+#define DIRECT_AFTER 16
+#define PROBE_EVERY 16
+#define SUMMARY_AFTER 2
+
+struct path4 {
+	uint8_t direct; /* bursts take the portable passes */
+	uint8_t streak; /* walks in a row that argued for the other way */
+	uint16_t calls; /* while direct: calls since the last probe */
+};
+
+static __thread struct path4 path4 __attribute__((tls_model("initial-exec")));
+
+bool
+fib_lookup4_bulk_direct(void)
+{
+	return path4.direct;
+}
+
 /* The portable path reads the first level directly, without the /16
  * summary: it prefetches rather than gathers, and reading the summary
  * first (a load it must wait for, then a choice of address) cost it 8
@@ -168,8 +205,9 @@ tbl24_x16(__m512i s, __m512i a, const uint16_t *tbl24)
 
 /* 16 x v lookups (v = 2 or 4): each level's v gathers issued back to
  * back, before anything depends on them, so the misses of all overlap,
- * and the levels' latencies are paid once for all of them. */
-static __rte_always_inline void
+ * and the levels' latencies are paid once for all of them. Returns how
+ * many of the 16 x v lanes the summary sent on to the first level. */
+static __rte_always_inline unsigned int
 lookup4_xv(const uint16_t *tbl24, const uint16_t *groups, const uint32_t *dst, uint32_t *nh,
 	   unsigned int v)
 {
@@ -179,7 +217,10 @@ lookup4_xv(const uint16_t *tbl24, const uint16_t *groups, const uint32_t *dst, u
 		e[k] = gather16(_mm512_srli_epi32(a[k], 16), tbl24 + MBT_SUM4_OFF);
 	}
 	__mmask16 ext[4], any = 0;
+	unsigned int mixed = 0;
 	for (unsigned int k = 0; k < v; k++) {
+		mixed += (unsigned int)__builtin_popcount(
+			_mm512_test_epi32_mask(e[k], _mm512_set1_epi32(MBT_EXT)));
 		e[k] = tbl24_x16(e[k], a[k], tbl24);
 		any |= ext[k] = _mm512_test_epi32_mask(e[k], _mm512_set1_epi32(MBT_EXT));
 	}
@@ -197,7 +238,24 @@ lookup4_xv(const uint16_t *tbl24, const uint16_t *groups, const uint32_t *dst, u
 			e[k] = ext4_x16(e[k], ext[k], a[k], groups);
 	for (unsigned int k = 0; k < v; k++)
 		_mm512_storeu_si512(nh + 16 * k, _mm512_srli_epi32(e[k], 1));
+	return mixed;
 }
+
+static void
+path4_vote(unsigned int mixed, unsigned int lanes)
+{
+	bool dense = mixed * 8 >= lanes * 7;
+	if (dense == (bool)path4.direct) {
+		path4.streak = 0;
+		return;
+	}
+	if (++path4.streak >= (path4.direct ? SUMMARY_AFTER : DIRECT_AFTER)) {
+		path4.direct = !path4.direct;
+		path4.streak = 0;
+		path4.calls = 0;
+	}
+}
+
 #endif
 
 void
@@ -210,10 +268,14 @@ fib_lookup4_bulk(const struct fib_table *t, const uint32_t *dst, uint32_t *nh, u
 		return;
 	}
 #ifdef __AVX512F__
-	for (; n >= 64; n -= 64, dst += 64, nh += 64)
-		lookup4_xv(tbl24, groups, dst, nh, 4);
-	for (; n >= 32; n -= 32, dst += 32, nh += 32)
-		lookup4_xv(tbl24, groups, dst, nh, 2);
+	if (n >= 32 && (!path4.direct || ++path4.calls % PROBE_EVERY == 0)) {
+		unsigned int mixed = 0, lanes = n & ~31u;
+		for (; n >= 64; n -= 64, dst += 64, nh += 64)
+			mixed += lookup4_xv(tbl24, groups, dst, nh, 4);
+		for (; n >= 32; n -= 32, dst += 32, nh += 32)
+			mixed += lookup4_xv(tbl24, groups, dst, nh, 2);
+		path4_vote(mixed, lanes);
+	}
 #endif
 	while (n > 0) {
 		unsigned int c = n < CHUNK ? n : CHUNK;

@@ -42,4 +42,8 @@ uint32_t table_route_count(const struct fib_table *t, uint8_t family);
 int table_sync_down(struct fib_table *t);
 void table_mem(const struct fib_table *t, struct fib_mem_stats *st);
 
+/* Whether the calling thread's full IPv4 bursts now skip the /16 summary
+ * (lookup.c says when they do); for tests. */
+bool fib_lookup4_bulk_direct(void);
+
 #endif

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "fib_test.h"
+#include "table.h"
 
 static int
 setup(void **state)
@@ -523,6 +524,111 @@ check_slash16(const struct fib *f, uint32_t net16, uint32_t lo, uint32_t hi, uin
 	}
 }
 
+/* Looks up `calls` bursts of n addresses, from next(), and checks every
+ * answer against the single lookup. Returns the first call (1-based)
+ * after which the thread's bursts go the way `direct` says, 0 if none. */
+static unsigned int
+bursts4(const struct fib_table *t, unsigned int calls, unsigned int n, bool direct,
+	uint32_t (*next)(uint32_t *seed), uint32_t *seed)
+{
+	unsigned int first = 0;
+	for (unsigned int c = 1; c <= calls; c++) {
+		uint32_t dst[96], nh[96];
+		assert_true(n <= 96);
+		for (unsigned int i = 0; i < n; i++)
+			dst[i] = next(seed);
+		fib_lookup4_bulk(t, dst, nh, n);
+		for (unsigned int i = 0; i < n; i++)
+			if (nh[i] != fib_lookup4(t, dst[i]))
+				fail_msg("burst %u of %u, %08x: bulk %u single %u", c, n, dst[i],
+					 nh[i], fib_lookup4(t, dst[i]));
+		if (first == 0 && fib_lookup4_bulk_direct() == direct)
+			first = c;
+	}
+	return first;
+}
+
+static uint32_t
+xorshift(uint32_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 17;
+	*s ^= *s << 5;
+	return *s;
+}
+
+/* Inside 10/8, where every /16 holds longer prefixes. */
+static uint32_t
+in_mixed(uint32_t *s)
+{
+	return 0x0a000000 | (xorshift(s) & 0xffffff);
+}
+
+/* Anywhere but 10/8: /16s that one route covers whole. */
+static uint32_t
+anywhere(uint32_t *s)
+{
+	uint32_t a = xorshift(s);
+	return (a >> 24) == 10 ? a ^ 0x80000000 : a;
+}
+
+/* Full IPv4 bursts read the /16 summary first or skip it, as the
+ * thread's traffic has lately favoured (lib/fib/lookup.c); both ways
+ * must give the single lookup's answers, and the choice must follow
+ * the traffic there and back. */
+static void
+test_bulk_paths(void **state)
+{
+	struct fib *f = *state;
+	struct fib_route r = R("0.0.0.0/0", 1, 0, 0);
+	assert_int_equal(fib_route_add(f, &r), 0);
+	r = R("10.0.0.0/8", 2, 0, 0);
+	assert_int_equal(fib_route_add(f, &r), 0);
+	/* A /24 in every /16 of 10/8, a /28 in every eighth. */
+	for (uint32_t i = 0; i < 256; i++) {
+		char b[32];
+		snprintf(b, sizeof(b), "10.%u.%u.0/24", i, (i * 37) & 0xff);
+		r = R(b, 3 + i, 0, 0);
+		assert_int_equal(fib_route_add(f, &r), 0);
+		if (i % 8 == 0) {
+			snprintf(b, sizeof(b), "10.%u.%u.16/28", i, (i * 37) & 0xff);
+			r = R(b, 300 + i, 0, 0);
+			assert_int_equal(fib_route_add(f, &r), 0);
+		}
+	}
+	const struct fib_table *t = fib_table_lookup(f, 0);
+	uint32_t seed = 2463534242u;
+	/* Sizes that take the 64- and 32-lane walks and the rest. */
+	static const unsigned int sizes[] = {32, 64, 50, 96, 33};
+	for (unsigned int k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		unsigned int n = sizes[k];
+		unsigned int went = bursts4(t, 200, n, true, in_mixed, &seed);
+		unsigned int back = bursts4(t, 200, n, false, anywhere, &seed);
+#ifdef __AVX512F__
+		/* Sixteen dense walks in a row, then the probes: two of
+		 * them, one every sixteenth call. */
+		if (went == 0 || went > 16 || back == 0 || back > 32)
+			fail_msg("bursts of %u: direct after %u calls, back after %u", n, went,
+				 back);
+#else
+		(void)went;
+		(void)back;
+#endif
+	}
+	/* Lookups of the routes' own edges, as the walk is about to turn. */
+	uint32_t edges[64], nh[64];
+	for (uint32_t i = 0; i < 64; i++)
+		edges[i] = 0x0a000000 | (i * 4) << 16 | ((i * 4 * 37) & 0xff) << 8 |
+			   (i % 2 ? 0xff : 0x10);
+	for (unsigned int c = 0; c < 40; c++) {
+		fib_lookup4_bulk(t, edges, nh, 64);
+		for (uint32_t i = 0; i < 64; i++)
+			assert_int_equal(nh[i], fib_lookup4(t, edges[i]));
+	}
+	assert_int_equal(nh[0], 300);   /* 10.0.0.16/28 */
+	assert_int_equal(nh[1], 3 + 4); /* 10.4.148.255 in 10.4.148.0/24 */
+}
+
 /* IPv4 keeps a summary per /16 (lib/fib/mbt.h): it must follow the /16
  * from uniform to mixed and back, by adds, deletes, replaces and routes
  * that say the same as their cover. */
@@ -724,6 +830,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_invalid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_walk_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_slash16_summary, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bulk_paths, setup, teardown),
 		cmocka_unit_test(test_down_nexthops),
 	};
 	return cmocka_run_group_tests_name("fib_edge", tests, NULL, NULL);
