@@ -102,16 +102,17 @@ fib_lookup4(const struct fib_table *t, uint32_t dst)
  * them on the real table). Traffic to where the table routes lands in
  * mixed /16s (98% of lanes), and there the summary is one more
  * dependent read before the first level: the portable passes, which
- * prefetch every lane's first-level line at once, are about 1.35x
- * faster there at bursts of 32 (docs/performance.md, "Two paths for IPv4
- * bursts"). Mixes cross over at about 80% of lanes in mixed /16s, so
- * the switch is set at 7/8, above it. Each thread follows what its
- * walks see: after DIRECT_AFTER walks in a row with at least 7/8 of the
- * lanes past the summary it goes direct, and there every PROBE_EVERY-th
- * call still takes the summary walk to look again; SUMMARY_AFTER probes
- * in a row below 7/8 bring it back. Per thread, so nothing is shared
- * between cores; the answers are the same either way (the first level
- * is complete whatever the summary says).
+ * prefetch every lane's first-level line at once, are 1.2-1.4x faster
+ * there at bursts of 32 (docs/performance.md, "Two paths for IPv4
+ * bursts"). Mixes cross over at about 80% of lanes in mixed /16s for
+ * 32-lane walks and above 90% for 64-lane ones, which hide more of the
+ * summary's wait, so a call counts as dense from 7/8 and 15/16 of its
+ * lanes past the summary. Each thread follows what its walks see: after
+ * DIRECT_AFTER dense calls in a row it goes direct, and there every
+ * PROBE_EVERY-th call still takes the summary walk to look again;
+ * SUMMARY_AFTER probes in a row that are not dense bring it back. Per
+ * thread, so nothing is shared between cores; the answers are the same
+ * either way (the first level is complete whatever the summary says).
  */
 #define DIRECT_AFTER 16
 #define PROBE_EVERY 16
@@ -244,7 +245,7 @@ lookup4_xv(const uint16_t *tbl24, const uint16_t *groups, const uint32_t *dst, u
 static void
 path4_vote(unsigned int mixed, unsigned int lanes)
 {
-	bool dense = mixed * 8 >= lanes * 7;
+	bool dense = lanes >= 64 ? mixed * 16 >= lanes * 15 : mixed * 8 >= lanes * 7;
 	if (dense == (bool)path4.direct) {
 		path4.streak = 0;
 		return;
