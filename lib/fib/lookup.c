@@ -10,13 +10,14 @@
  * every other architecture DPDK supports keep in order.
  *
  * Random addresses miss the caches on almost every first-level read (the
- * tables are 32 and 64 MiB; the bench machine's L2 is 2 MiB and its L3
- * gives nothing measurable beyond that). A core keeps about 16 misses in
- * flight, so the bulk lookups exist to keep that many outstanding: each
- * level's reads for a whole burst are issued before any is used. IPv4
- * reads its /16 summary first (mbt.h: 128 KiB, in L2), and the first
- * level only for the /16s that are not uniform, unless the thread's
- * recent bursts say the summary does not pay (path4 below).
+ * tables are 32 and 64 MiB; the bench machines' L2 is 1-2 MiB a core,
+ * and their shared L3 gives little beyond that). A core keeps about 16
+ * misses in flight, so the bulk lookups exist to keep that many
+ * outstanding: each level's reads for a whole burst are issued before
+ * any is used. IPv4 reads its /16 summary first (mbt.h: 128 KiB, in
+ * L2), and the first level only for the /16s that are not uniform,
+ * unless the thread's recent bursts say the summary does not pay (path4
+ * below).
  */
 #include <stdalign.h>
 #include <stdbool.h>
