@@ -37,6 +37,7 @@ static struct {
 	unsigned int burst2;   /* a second burst size measured, 0: none */
 	unsigned int max_len6; /* IPv6 addresses only in prefixes this long or shorter */
 	int in_prefixes4;      /* % of IPv4 addresses inside random prefixes, as IPv6's */
+	int shuffle;           /* routes go in and out in random order, not the file's */
 	int smoke;
 	const char *only; /* "4", "6" or "rules": run just that part */
 	FILE *summary;
@@ -241,28 +242,62 @@ verify(struct peer *peers, unsigned int np, const struct workload *w)
 	return bad ? -1 : 0;
 }
 
+/* One update run: a fresh table, all routes in, all routes out. */
+static int
+update_run(const struct family_setup *fs, const struct workload *w,
+	   int (*mk)(struct peer *, uint32_t, uint32_t), double *ins, double *del)
+{
+	struct peer p;
+	int rc = mk ? mk(&p, w->pl.n + 16, w->ngroups) : peer_ours(&p, fs->af, w->pl.n, w->ngroups);
+	if (rc < 0)
+		return rc;
+	*ins = load(&p, w);
+	*del = *ins < 0 ? -1 : unload(&p, w);
+	p.destroy(p.ctx);
+	return *ins < 0 || *del < 0 ? -EIO : 0;
+}
+
+/* Ours and the peer (mk) in turn, the one that goes first changing with
+ * each run, so that the machine's drift falls on both alike, as the
+ * lookups' runs do: run back to back in two blocks, the insert ratio
+ * swung with the minute. [0] is ours, [1] the peer. */
 static int
 bench_updates(const struct family_setup *fs, const struct workload *w, const char *peer_name,
-	      int (*mk)(struct peer *, uint32_t, uint32_t), double *ins, double *del)
+	      int (*mk)(struct peer *, uint32_t, uint32_t), double ins[2], double del[2])
 {
-	double i_s[MAX_RUNS], d_s[MAX_RUNS];
-	for (unsigned int r = 0; r < opt.runs; r++) {
-		struct peer p;
-		int rc = mk ? mk(&p, w->pl.n + 16, w->ngroups)
-			    : peer_ours(&p, fs->af, w->pl.n, w->ngroups);
-		if (rc < 0)
-			return rc;
-		i_s[r] = load(&p, w);
-		d_s[r] = i_s[r] < 0 ? -1 : unload(&p, w);
-		p.destroy(p.ctx);
-		if (i_s[r] < 0 || d_s[r] < 0)
-			return -EIO;
+	double i_s[2][MAX_RUNS], d_s[2][MAX_RUNS];
+	for (unsigned int r = 0; r < opt.runs; r++)
+		for (unsigned int k = 0; k < 2; k++) {
+			unsigned int who = (k + r) % 2;
+			int rc = update_run(fs, w, who ? mk : NULL, &i_s[who][r], &d_s[who][r]);
+			if (rc < 0)
+				return rc;
+		}
+	for (unsigned int who = 0; who < 2; who++) {
+		ins[who] = bench_median(i_s[who], opt.runs);
+		del[who] = bench_median(d_s[who], opt.runs);
+		printf("  %-9s insert %7.1f cycles/route, delete %7.1f cycles/route\n",
+		       who ? peer_name : "ours", ins[who], del[who]);
 	}
-	*ins = bench_median(i_s, opt.runs);
-	*del = bench_median(d_s, opt.runs);
-	printf("  %-9s insert %7.1f cycles/route, delete %7.1f cycles/route\n", peer_name, *ins,
-	       *del);
 	return 0;
+}
+
+/* Routes in random order, each keeping its nexthop: updates as churn
+ * brings them rather than as a full table arrives. After make_addrs, so
+ * the lookups' addresses stay those of the file order. */
+static void
+shuffle_routes(struct workload *w)
+{
+	uint64_t s = 0x2545f4914f6cdd1dull;
+	for (uint32_t i = w->pl.n; i > 1; i--) {
+		uint32_t j = (uint32_t)(bench_rand(&s) % i);
+		struct fib_prefix p = w->pl.p[i - 1];
+		uint32_t nh = w->nh[i - 1];
+		w->pl.p[i - 1] = w->pl.p[j];
+		w->nh[i - 1] = w->nh[j];
+		w->pl.p[j] = p;
+		w->nh[j] = nh;
+	}
 }
 
 static int
@@ -281,7 +316,10 @@ run_family(const struct family_setup *fs)
 	for (uint32_t i = 0; i < w.pl.n; i++)
 		w.nh[i] = i % FIB_NH_MAX + 1; /* within every next-hop width */
 	make_addrs(&w);
-	printf("IPv%s: %u routes, %u addresses, %u runs\n", fs->tag, w.pl.n, w.naddrs, opt.runs);
+	if (opt.shuffle)
+		shuffle_routes(&w);
+	printf("IPv%s: %u routes, %u addresses, %u runs%s\n", fs->tag, w.pl.n, w.naddrs, opt.runs,
+	       opt.shuffle ? ", routes in random order" : "");
 
 	/* Ours first: it tells how many groups the peers need. */
 	struct peer peers[3];
@@ -359,19 +397,18 @@ run_family(const struct family_setup *fs)
 		peers[k].destroy(peers[k].ctx);
 
 	/* Updates: fresh tables each run, all routes in, all routes out. */
-	double oi, od, pi, pd;
-	if ((rc = bench_updates(fs, &w, "ours", NULL, &oi, &od)) < 0 ||
-	    (rc = bench_updates(fs, &w, fs->af == FIB_AF_INET ? "rte_fib" : "rte_fib6",
-				fs->fast_peer, &pi, &pd)) < 0)
+	double ins[2], del[2];
+	if ((rc = bench_updates(fs, &w, fs->af == FIB_AF_INET ? "rte_fib" : "rte_fib6",
+				fs->fast_peer, ins, del)) < 0)
 		return rc;
 	snprintf(key, sizeof(key), "insert%s_vs_%s", fs->tag,
 		 fs->af == FIB_AF_INET ? "rte_fib" : "rte_fib6");
-	summary(key, pi / oi);
+	summary(key, ins[1] / ins[0]);
 	snprintf(key, sizeof(key), "delete%s_vs_%s", fs->tag,
 		 fs->af == FIB_AF_INET ? "rte_fib" : "rte_fib6");
-	summary(key, pd / od);
+	summary(key, del[1] / del[0]);
 	snprintf(key, sizeof(key), "insert%s_cycles", fs->tag);
-	summary(key, oi);
+	summary(key, ins[0]);
 
 	prefix_list_free(&w.pl);
 	free(w.nh);
@@ -474,7 +511,8 @@ usage(const char *prog)
 		"              how the lookup's cost grows with the levels it walks\n"
 		"  --in-prefixes4[=PCT]  IPv4 addresses inside random prefixes of the table\n"
 		"              instead of uniform over the address space; with PCT, that\n"
-		"              share of them (0-100) and the rest uniform\n",
+		"              share of them (0-100) and the rest uniform\n"
+		"  --shuffle   insert and delete the routes in random order, not the file's\n",
 		prog);
 }
 
@@ -497,6 +535,7 @@ main(int argc, char **argv)
 						 {"burst2", required_argument, NULL, 'B'},
 						 {"max-len6", required_argument, NULL, 'L'},
 						 {"in-prefixes4", optional_argument, NULL, 'P'},
+						 {"shuffle", no_argument, NULL, 'S'},
 						 {NULL, 0, NULL, 0}};
 	int c;
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -528,6 +567,9 @@ main(int argc, char **argv)
 			break;
 		case 'L':
 			opt.max_len6 = (unsigned int)atoi(optarg);
+			break;
+		case 'S':
+			opt.shuffle = 1;
 			break;
 		case 'P':
 			opt.in_prefixes4 = optarg ? atoi(optarg) : 100;

@@ -9,6 +9,7 @@ void
 rib_init(struct rib *rib)
 {
 	rib->root = NULL;
+	rib->hint = NULL;
 	rib->nroutes = 0;
 	slab_init(&rib->nodes, sizeof(struct rib_node));
 	slab_init(&rib->route_slab, sizeof(struct rib_route));
@@ -20,6 +21,7 @@ rib_fini(struct rib *rib)
 	slab_fini(&rib->nodes);
 	slab_fini(&rib->route_slab);
 	rib->root = NULL;
+	rib->hint = NULL;
 	rib->nroutes = 0;
 }
 
@@ -66,11 +68,55 @@ attach(struct rib_node *parent, struct rib_node *child)
 	parent->child[key_bit(child->key, parent->len)] = child;
 }
 
+static struct rib_node **parent_link(struct rib *rib, const struct rib_node *n);
+
+/* The nearest live node above n, or NULL. */
+static struct rib_node *
+live_above(struct rib_node *n)
+{
+	for (n = n->parent; n != NULL && rib_best(n) == NULL; n = n->parent)
+		;
+	return n;
+}
+
+/*
+ * Routes mostly come in address order (a full table from a peer or a
+ * file), so a new prefix usually hangs a few levels from the last one
+ * inserted. The descent starts at the deepest ancestor of that node
+ * which contains the new prefix, found by climbing: a node above the
+ * hint contains key/len exactly when its length is at most both len and
+ * the bits key shares with the hint. Every node the descent from the
+ * root would have passed above that start contains key/len too, so the
+ * result is the same; the covering node, when none is met below the
+ * start, is the nearest live one above it. Climbing costs a dependent
+ * load a level, so a prefix that shares fewer than HINT_MIN_SHARED bits
+ * with the hint, as in random order, starts at the root as before: it
+ * would climb most of the way. Loading the real IPv4 table in file
+ * order, inserts took about 20% fewer cycles (docs/performance.md,
+ * "Inserts from where the last one went").
+ */
+#define HINT_MIN_SHARED 16
+
 struct rib_node *
 rib_insert(struct rib *rib, fib_key_t key, unsigned int len, struct rib_node **covering)
 {
 	struct rib_node **link = &rib->root, *parent = NULL, *n, *cover = NULL;
 	key = key_prefix(key, len);
+
+	struct rib_node *start = rib->hint;
+	if (start != NULL) {
+		unsigned int m = key_common_len(key, start->key);
+		if (m > len)
+			m = len;
+		if (m < HINT_MIN_SHARED)
+			start = NULL;
+		while (start != NULL && start->len > m)
+			start = start->parent;
+		if (start != NULL) {
+			link = parent_link(rib, start);
+			parent = start->parent;
+		}
+	}
 
 	/* Step 1: descend while the node's prefix contains the new one. */
 	while ((n = *link) != NULL && node_covers(n, key, len)) {
@@ -81,13 +127,17 @@ rib_insert(struct rib *rib, fib_key_t key, unsigned int len, struct rib_node **c
 		parent = n;
 		link = &n->child[key_bit(key, n->len)];
 	}
-	if (covering != NULL)
+	if (covering != NULL) {
+		if (cover == NULL && start != NULL)
+			cover = live_above(start);
 		*covering = cover;
+	}
 	if (n != NULL && n->len == len && n->key == key)
-		return n;
+		return rib->hint = n;
 	struct rib_node *new = node_new(rib, key, len, parent);
 	if (new == NULL)
 		return NULL;
+	rib->hint = new;
 	if (n == NULL) {
 		*link = new;
 		return new;
@@ -107,6 +157,7 @@ rib_insert(struct rib *rib, fib_key_t key, unsigned int len, struct rib_node **c
 	}
 	struct rib_node *glue = node_new(rib, key_prefix(key, common), common, parent);
 	if (glue == NULL) {
+		rib->hint = NULL;
 		slab_put(&rib->nodes, new);
 		return NULL;
 	}
@@ -137,6 +188,7 @@ rib_prune(struct rib *rib, struct rib_node *n)
 		*parent_link(rib, n) = only;
 		if (only != NULL)
 			only->parent = parent;
+		rib->hint = NULL;
 		slab_put(&rib->nodes, n);
 		n = parent;
 	}

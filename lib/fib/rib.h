@@ -46,6 +46,9 @@ struct rib_node {
 
 struct rib {
 	struct rib_node *root;
+	/* The node rib_insert last returned, where the next insert starts
+	 * looking (rib.c says why); NULL after any node is freed. */
+	struct rib_node *hint;
 	uint32_t nroutes;
 	struct slab nodes;
 	struct slab route_slab;

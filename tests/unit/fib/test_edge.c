@@ -809,6 +809,24 @@ test_down_nexthops(void **state)
 	set_down(f, 2, false);
 	assert_int_equal(L(f, 0, "10.2.0.1"), 2);
 
+	/* Replaced through a down nexthop just after it went in: the
+	 * insert starts from the last node (lib/fib/rib.c), here the node
+	 * itself, and must still find the covering route above it. */
+	nh_is_down[6] = true;
+	r = R("10.2.7.0/24", 3, 0, 0);
+	assert_int_equal(fib_route_add(f, &r), 0);
+	r = R("10.2.7.128/25", 3, 0, 0);
+	assert_int_equal(fib_route_add(f, &r), 0);
+	r = R("10.2.7.0/24", 6, 0, 0);
+	assert_int_equal(fib_route_replace(f, &r), 0);
+	assert_int_equal(L(f, 0, "10.2.7.1"), 2);
+	assert_int_equal(L(f, 0, "10.2.7.129"), 3);
+	r = R("2001:db8:2:7::/64", 3, 0, 0);
+	assert_int_equal(fib_route_add(f, &r), 0);
+	r = R("2001:db8:2:7::/64", 6, 0, 0);
+	assert_int_equal(fib_route_replace(f, &r), 0);
+	assert_int_equal(L(f, 0, "2001:db8:2:7::1"), 1);
+
 	/* Other types are never asked: a blackhole through index 5. */
 	r = (struct fib_route){.dst = P("198.51.100.0/24"), .type = FIB_RT_BLACKHOLE, .nh = 5};
 	assert_int_equal(fib_route_add(f, &r), 0);
