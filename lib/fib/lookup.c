@@ -404,7 +404,12 @@ bytes6_x16(__m512i h0, __m512i h1, unsigned int k, bool first24)
  * descending, so the misses of a level overlap and no branch depends on a
  * single address. The only branch is "does any address go deeper", once
  * per level. Each level costs about one miss latency whatever the number
- * of lanes, so the more vectors walk together the better; V is 2 or 4.
+ * of lanes, so the more vectors walk together the better; V is 4 or 8.
+ * Below 64 lanes the portable passes are faster on this hardware: a
+ * burst of 32 walked here cost 13-15% more than by them (64.8-66.5
+ * against 56.5-57.6 cycles a lookup, docs/performance.md, "IPv6 bursts
+ * of 32 by the portable passes"), where 64 lanes walked here cost 20-30%
+ * less.
  * The low halves of the addresses are loaded only when some prefix
  * longer than /64 is reached.
  */
@@ -468,8 +473,6 @@ fib_lookup6_bulk(const struct fib_table *t, const uint8_t *const dst[], uint32_t
 		lookup6_xv(tbl24, groups, dst, nh, 8);
 	for (; n >= 64; n -= 64, dst += 64, nh += 64)
 		lookup6_xv(tbl24, groups, dst, nh, 4);
-	for (; n >= 32; n -= 32, dst += 32, nh += 32)
-		lookup6_xv(tbl24, groups, dst, nh, 2);
 #endif
 	while (n > 0) {
 		unsigned int c = n < CHUNK ? n : CHUNK;
