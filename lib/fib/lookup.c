@@ -121,7 +121,7 @@ fib_lookup4(const struct fib_table *t, uint32_t dst)
 
 struct path4 {
 	uint8_t direct; /* bursts take the portable passes */
-	uint8_t streak; /* walks in a row that argued for the other way */
+	uint8_t streak; /* calls in a row that argued for the other way */
 	uint16_t calls; /* while direct: calls since the last probe */
 };
 
@@ -199,10 +199,9 @@ ext4_x16(__m512i e, __mmask16 ext, __m512i a, const uint16_t *groups)
 /* Lanes whose /16 is not uniform read their first-level entry; the
  * others keep the summary's answer. */
 static inline __m512i
-tbl24_x16(__m512i s, __m512i a, const uint16_t *tbl24)
+tbl24_x16(__m512i s, __mmask16 mixed, __m512i a, const uint16_t *tbl24)
 {
-	__mmask16 ext = _mm512_test_epi32_mask(s, _mm512_set1_epi32(MBT_EXT));
-	return mask_gather16(s, ext, _mm512_srli_epi32(a, 8), tbl24);
+	return mask_gather16(s, mixed, _mm512_srli_epi32(a, 8), tbl24);
 }
 
 /* 16 x v lookups (v = 2 or 4): each level's v gathers issued back to
@@ -221,9 +220,9 @@ lookup4_xv(const uint16_t *tbl24, const uint16_t *groups, const uint32_t *dst, u
 	__mmask16 ext[4], any = 0;
 	unsigned int mixed = 0;
 	for (unsigned int k = 0; k < v; k++) {
-		mixed += (unsigned int)__builtin_popcount(
-			_mm512_test_epi32_mask(e[k], _mm512_set1_epi32(MBT_EXT)));
-		e[k] = tbl24_x16(e[k], a[k], tbl24);
+		__mmask16 m = _mm512_test_epi32_mask(e[k], _mm512_set1_epi32(MBT_EXT));
+		mixed += (unsigned int)__builtin_popcount(m);
+		e[k] = tbl24_x16(e[k], m, a[k], tbl24);
 		any |= ext[k] = _mm512_test_epi32_mask(e[k], _mm512_set1_epi32(MBT_EXT));
 	}
 	/* At 64 lanes the group gathers go out whatever the masks: a branch

@@ -68,7 +68,13 @@ attach(struct rib_node *parent, struct rib_node *child)
 	parent->child[key_bit(child->key, parent->len)] = child;
 }
 
-static struct rib_node **parent_link(struct rib *rib, const struct rib_node *n);
+static struct rib_node **
+parent_link(struct rib *rib, const struct rib_node *n)
+{
+	if (n->parent == NULL)
+		return &rib->root;
+	return &n->parent->child[key_bit(n->key, n->parent->len)];
+}
 
 /* The nearest live node above n, or NULL. */
 static struct rib_node *
@@ -165,14 +171,6 @@ rib_insert(struct rib *rib, fib_key_t key, unsigned int len, struct rib_node **c
 	attach(glue, n);
 	attach(glue, new);
 	return new;
-}
-
-static struct rib_node **
-parent_link(struct rib *rib, const struct rib_node *n)
-{
-	if (n->parent == NULL)
-		return &rib->root;
-	return &n->parent->child[key_bit(n->key, n->parent->len)];
 }
 
 void
