@@ -405,10 +405,9 @@ bytes6_x16(__m512i h0, __m512i h1, unsigned int k, bool first24)
  * per level. Each level costs about one miss latency whatever the number
  * of lanes, so the more vectors walk together the better; V is 4 or 8.
  * Below 64 lanes the portable passes are faster on this hardware: a
- * burst of 32 walked here cost 13-15% more than by them (64.8-66.5
- * against 56.5-57.6 cycles a lookup, docs/performance.md, "IPv6 bursts
- * of 32 by the portable passes"), where 64 lanes walked here cost 20-30%
- * less.
+ * burst of 32 walked here cost 15-17% more than by them, where 64 lanes
+ * walked here cost 20-33% less (docs/performance.md, "IPv6 bursts of 32
+ * by the portable passes").
  * The low halves of the addresses are loaded only when some prefix
  * longer than /64 is reached.
  */
