@@ -23,7 +23,7 @@
 
 typedef unsigned __int128 key_t128;
 
-#define NNH 12        /* unicast nexthops 1..NNH */
+#define NNH 12         /* unicast nexthops 1..NNH */
 #define MAX_ROUTES 900 /* above it, deletes are preferred */
 #define OPS 12000
 #define FULL_EVERY 600
@@ -105,7 +105,7 @@ random_len(uint8_t af)
 	/* Around the lookup structures' level boundaries: IPv4 /16 (the
 	 * summary) and /24, IPv6 /24 and every 8 bits after. */
 	static const uint8_t l4[] = {0, 1, 8, 9, 15, 16, 17, 23, 24, 25, 28, 31, 32};
-	static const uint8_t l6[] = {0,  3,  16, 23, 24, 25, 31, 32,  33,  40,
+	static const uint8_t l6[] = {0,  3,  16, 23, 24, 25, 31, 32, 33,  40,
 				     47, 48, 49, 56, 64, 65, 72, 96, 127, 128};
 	return af == FIB_AF_INET ? l4[rnd() % sizeof(l4)] : l6[rnd() % sizeof(l6)];
 }
@@ -215,8 +215,7 @@ fib_value(const struct fib *f, const struct model *m, uint32_t table, key_t128 a
 }
 
 static void
-check_one(const struct fib *f, const struct model *m, uint32_t table, key_t128 a,
-	  unsigned int op)
+check_one(const struct fib *f, const struct model *m, uint32_t table, key_t128 a, unsigned int op)
 {
 	uint32_t want = value_of(m, model_match(m, table, a)), got = fib_value(f, m, table, a);
 	if (want != got) {
@@ -233,7 +232,7 @@ static key_t128
 random_addr(const struct model *m)
 {
 	key_t128 a = random_key(m->af), host = (key_t128)rnd() << 96 | (key_t128)rnd() << 64 |
-					      (key_t128)rnd() << 32 | rnd();
+					       (key_t128)rnd() << 32 | rnd();
 	if (m->n > 0 && rnd() % 4 != 0) {
 		const struct mroute *r = &m->r[rnd() % m->n];
 		switch (rnd() % 6) {
@@ -364,8 +363,7 @@ check_table(const struct fib *f, const struct model *m, uint32_t table, unsigned
 				if (k >= 32)
 					by_path[fib_lookup4_bulk_direct()]++;
 				fib_lookup4_bulk(t, v4 + i, nh + i, k);
-			}
-			else
+			} else
 				fib_lookup6_bulk(t, ptr + i, nh + i, k);
 		}
 		for (unsigned int i = 0; i < NADDR; i++)
@@ -433,8 +431,8 @@ random_route(const struct model *m)
 
 /* After a write: its code, and the answers at its prefix's edges. */
 static void
-check_write(const struct fib *f, const struct model *m, const struct mroute *r, int rc,
-	    int want, unsigned int op)
+check_write(const struct fib *f, const struct model *m, const struct mroute *r, int rc, int want,
+	    unsigned int op)
 {
 	if (rc != want)
 		fail_msg("op %u: returned %d, want %d (len %u metric %u)", op, rc, want, r->len,
@@ -483,7 +481,8 @@ run(uint8_t af, struct fib_conf conf, bool flips, unsigned int s)
 				hinted++;
 			for (unsigned int k = 0; k < run_len; k++) {
 				struct fib_route fr = to_route(&m, &r);
-				int want = find(&m, r.table, r.key, r.len, r.metric) >= 0 ? -EEXIST : 0;
+				int want = find(&m, r.table, r.key, r.len, r.metric) >= 0 ? -EEXIST
+											  : 0;
 				int rc = fib_route_add(f, &fr);
 				if (rc == -ENOSPC && want == 0) {
 					nospc++;
@@ -609,8 +608,7 @@ test_default(void **state)
 	}
 	/* Where the tables route, lookups land in mixed /16s: both paths
 	 * served bursts (where the build has both). */
-	print_message("IPv4 bursts: %lu by the summary walk, %lu direct\n", by_path[0],
-		      by_path[1]);
+	print_message("IPv4 bursts: %lu by the summary walk, %lu direct\n", by_path[0], by_path[1]);
 #if defined(__AVX512F__) && defined(__AVX512BW__)
 	assert_true(by_path[0] > 0 && by_path[1] > 0);
 #endif
