@@ -81,4 +81,63 @@ L(const struct fib *fib, uint32_t table, const char *addr)
 	return single;
 }
 
+/* Addresses as 128-bit keys for the model tests: left-aligned, so an
+ * IPv4 address is the top 32 bits and one mask serves both families. */
+typedef unsigned __int128 tkey_t;
+
+static inline tkey_t
+tk_mask(unsigned int len)
+{
+	return len == 0 ? 0 : ~(tkey_t)0 << (128 - len);
+}
+
+static inline struct fib_prefix
+tk_prefix(uint8_t af, tkey_t k, unsigned int len)
+{
+	struct fib_prefix p = {.family = af, .len = (uint8_t)len};
+	if (af == FIB_AF_INET) {
+		p.addr.v4 = (uint32_t)(k >> 96);
+	} else {
+		for (int i = 0; i < 16; i++)
+			p.addr.v6[i] = (uint8_t)(k >> (120 - 8 * i));
+	}
+	return p;
+}
+
+static inline tkey_t
+tk_key(const struct fib_prefix *p)
+{
+	if (p->family == FIB_AF_INET)
+		return (tkey_t)p->addr.v4 << 96;
+	tkey_t k = 0;
+	for (int i = 0; i < 16; i++)
+		k = k << 8 | p->addr.v6[i];
+	return k;
+}
+
+/* A key made of a few byte values, so that random keys share long
+ * prefixes: IPv4 under three first octets, IPv6 under 2001::/16 and
+ * 2002::/16. r: a random number source. */
+static inline tkey_t
+tk_random(uint8_t af, uint32_t (*r)(void))
+{
+	static const uint8_t v4first[] = {10, 11, 192};
+	static const uint8_t bytes[] = {0, 1, 2, 3, 64, 128, 255};
+	uint8_t b[16] = {0};
+	if (af == FIB_AF_INET) {
+		b[0] = v4first[r() % 3];
+		for (int i = 1; i < 4; i++)
+			b[i] = bytes[r() % sizeof(bytes)];
+	} else {
+		b[0] = 0x20;
+		b[1] = (uint8_t)(1 + r() % 2);
+		for (int i = 2; i < 16; i++)
+			b[i] = bytes[r() % 4 == 0 ? r() % sizeof(bytes) : 0];
+	}
+	tkey_t k = 0;
+	for (int i = 0; i < 16; i++)
+		k = k << 8 | b[i];
+	return k;
+}
+
 #endif

@@ -21,8 +21,6 @@
 #include "fib_test.h"
 #include "table.h"
 
-typedef unsigned __int128 key_t128;
-
 #define NNH 12         /* unicast nexthops 1..NNH */
 #define MAX_ROUTES 900 /* above it, deletes are preferred */
 #define OPS 12000
@@ -31,7 +29,7 @@ typedef unsigned __int128 key_t128;
 
 struct mroute {
 	uint32_t table; /* 0 or 100 (0 is main) */
-	key_t128 key;   /* left-aligned: IPv4 in the top 32 bits */
+	tkey_t key;     /* left-aligned: IPv4 in the top 32 bits */
 	uint8_t len;
 	uint32_t metric, nh;
 	uint8_t type, origin;
@@ -56,47 +54,16 @@ rnd(void)
 	return (uint32_t)rand_r(&seed);
 }
 
-static key_t128
-mask(unsigned int len)
-{
-	return len == 0 ? 0 : ~(key_t128)0 << (128 - len);
-}
-
 static bool
-covers(const struct mroute *r, key_t128 a)
+covers(const struct mroute *r, tkey_t a)
 {
-	return ((a ^ r->key) & mask(r->len)) == 0;
+	return ((a ^ r->key) & tk_mask(r->len)) == 0;
 }
 
 static unsigned int
 max_len(uint8_t af)
 {
 	return af == FIB_AF_INET ? 32 : 128;
-}
-
-/* A key made of a few byte values, so that random keys share long
- * prefixes: IPv4 under three first octets, IPv6 under 2001::/16 and
- * 2002::/16. */
-static key_t128
-random_key(uint8_t af)
-{
-	static const uint8_t v4first[] = {10, 11, 192};
-	static const uint8_t bytes[] = {0, 1, 2, 3, 64, 128, 255};
-	uint8_t b[16] = {0};
-	if (af == FIB_AF_INET) {
-		b[0] = v4first[rnd() % 3];
-		for (int i = 1; i < 4; i++)
-			b[i] = bytes[rnd() % sizeof(bytes)];
-	} else {
-		b[0] = 0x20;
-		b[1] = (uint8_t)(1 + rnd() % 2);
-		for (int i = 2; i < 16; i++)
-			b[i] = bytes[rnd() % 4 == 0 ? rnd() % sizeof(bytes) : 0];
-	}
-	key_t128 k = 0;
-	for (int i = 0; i < 16; i++)
-		k = k << 8 | b[i];
-	return k;
 }
 
 static unsigned int
@@ -110,34 +77,10 @@ random_len(uint8_t af)
 	return af == FIB_AF_INET ? l4[rnd() % sizeof(l4)] : l6[rnd() % sizeof(l6)];
 }
 
-static struct fib_prefix
-to_prefix(uint8_t af, key_t128 k, unsigned int len)
-{
-	struct fib_prefix p = {.family = af, .len = (uint8_t)len};
-	if (af == FIB_AF_INET) {
-		p.addr.v4 = (uint32_t)(k >> 96);
-	} else {
-		for (int i = 0; i < 16; i++)
-			p.addr.v6[i] = (uint8_t)(k >> (120 - 8 * i));
-	}
-	return p;
-}
-
-static key_t128
-from_prefix(const struct fib_prefix *p)
-{
-	if (p->family == FIB_AF_INET)
-		return (key_t128)p->addr.v4 << 96;
-	key_t128 k = 0;
-	for (int i = 0; i < 16; i++)
-		k = k << 8 | p->addr.v6[i];
-	return k;
-}
-
 static struct fib_route
 to_route(const struct model *m, const struct mroute *r)
 {
-	return (struct fib_route){.dst = to_prefix(m->af, r->key, r->len),
+	return (struct fib_route){.dst = tk_prefix(m->af, r->key, r->len),
 				  .table = r->table,
 				  .metric = r->metric,
 				  .nh = r->nh,
@@ -152,7 +95,7 @@ live(const struct model *m, const struct mroute *r)
 }
 
 static int
-find(const struct model *m, uint32_t table, key_t128 k, unsigned int len, uint32_t metric)
+find(const struct model *m, uint32_t table, tkey_t k, unsigned int len, uint32_t metric)
 {
 	for (unsigned int i = 0; i < m->n; i++) {
 		const struct mroute *r = &m->r[i];
@@ -165,7 +108,7 @@ find(const struct model *m, uint32_t table, key_t128 k, unsigned int len, uint32
 /* The prefix's preferred route (lowest metric), live ones only if
  * want_live. */
 static const struct mroute *
-preferred(const struct model *m, uint32_t table, key_t128 k, unsigned int len, bool want_live)
+preferred(const struct model *m, uint32_t table, tkey_t k, unsigned int len, bool want_live)
 {
 	const struct mroute *best = NULL;
 	for (unsigned int i = 0; i < m->n; i++) {
@@ -180,7 +123,7 @@ preferred(const struct model *m, uint32_t table, key_t128 k, unsigned int len, b
 /* What lookups answer: the longest prefix covering a with a live route,
  * its live route of lowest metric. */
 static const struct mroute *
-model_match(const struct model *m, uint32_t table, key_t128 a)
+model_match(const struct model *m, uint32_t table, tkey_t a)
 {
 	const struct mroute *best = NULL;
 	for (unsigned int i = 0; i < m->n; i++) {
@@ -203,23 +146,23 @@ value_of(const struct model *m, const struct mroute *r)
 }
 
 static uint32_t
-fib_value(const struct fib *f, const struct model *m, uint32_t table, key_t128 a)
+fib_value(const struct fib *f, const struct model *m, uint32_t table, tkey_t a)
 {
 	const struct fib_table *t = fib_table_lookup(f, table);
 	if (t == NULL)
 		return FIB_NH_NONE;
 	if (m->af == FIB_AF_INET)
 		return fib_lookup4(t, (uint32_t)(a >> 96));
-	struct fib_prefix p = to_prefix(m->af, a, 128);
+	struct fib_prefix p = tk_prefix(m->af, a, 128);
 	return fib_lookup6(t, p.addr.v6);
 }
 
 static void
-check_one(const struct fib *f, const struct model *m, uint32_t table, key_t128 a, unsigned int op)
+check_one(const struct fib *f, const struct model *m, uint32_t table, tkey_t a, unsigned int op)
 {
 	uint32_t want = value_of(m, model_match(m, table, a)), got = fib_value(f, m, table, a);
 	if (want != got) {
-		struct fib_prefix p = to_prefix(m->af, a, max_len(m->af));
+		struct fib_prefix p = tk_prefix(m->af, a, max_len(m->af));
 		fail_msg("op %u table %u: lookup of %08x%08x... gave %u, want %u", op, table,
 			 m->af == FIB_AF_INET ? p.addr.v4 : (uint32_t)(a >> 96),
 			 (uint32_t)(a >> 64), got, want);
@@ -228,11 +171,11 @@ check_one(const struct fib *f, const struct model *m, uint32_t table, key_t128 a
 
 /* A random address: inside a random route (at its edges a third of the
  * time), or a random key. */
-static key_t128
+static tkey_t
 random_addr(const struct model *m)
 {
-	key_t128 a = random_key(m->af), host = (key_t128)rnd() << 96 | (key_t128)rnd() << 64 |
-					       (key_t128)rnd() << 32 | rnd();
+	tkey_t a = tk_random(m->af, rnd),
+	       host = (tkey_t)rnd() << 96 | (tkey_t)rnd() << 64 | (tkey_t)rnd() << 32 | rnd();
 	if (m->n > 0 && rnd() % 4 != 0) {
 		const struct mroute *r = &m->r[rnd() % m->n];
 		switch (rnd() % 6) {
@@ -240,14 +183,14 @@ random_addr(const struct model *m)
 			a = r->key;
 			break;
 		case 1:
-			a = r->key | ~mask(r->len);
+			a = r->key | ~tk_mask(r->len);
 			break;
 		default:
-			a = r->key | (host & ~mask(r->len));
+			a = r->key | (host & ~tk_mask(r->len));
 		}
 	}
 	if (m->af == FIB_AF_INET)
-		a &= mask(32);
+		a &= tk_mask(32);
 	return a;
 }
 
@@ -264,7 +207,7 @@ walk_cb(const struct fib_route *r, void *arg)
 	struct walk_acc *w = arg;
 	assert_true(w->n < 4 * MAX_ROUTES);
 	w->got[w->n++] = (struct mroute){.table = w->table,
-					 .key = from_prefix(&r->dst),
+					 .key = tk_key(&r->dst),
 					 .len = r->dst.len,
 					 .metric = r->metric,
 					 .nh = r->nh,
@@ -289,7 +232,7 @@ route_order(const void *x, const void *y)
 static void
 check_route(const struct model *m, const struct mroute *want, const struct fib_route *got)
 {
-	assert_int_equal(from_prefix(&got->dst) == want->key, true);
+	assert_int_equal(tk_key(&got->dst) == want->key, true);
 	assert_int_equal(got->dst.len, want->len);
 	assert_int_equal(got->metric, want->metric);
 	assert_int_equal(got->type, want->type);
@@ -341,7 +284,7 @@ check_table(const struct fib *f, const struct model *m, uint32_t table, unsigned
 
 	/* Lookups: single, bulk at every burst size the datapath and the
 	 * tests use, and the RIB's match. */
-	static key_t128 a[NADDR];
+	static tkey_t a[NADDR];
 	static uint32_t v4[NADDR], nh[NADDR], expect[NADDR];
 	static struct fib_prefix p6[NADDR];
 	const uint8_t *ptr[NADDR];
@@ -349,7 +292,7 @@ check_table(const struct fib *f, const struct model *m, uint32_t table, unsigned
 		a[i] = random_addr(m);
 		expect[i] = value_of(m, model_match(m, table, a[i]));
 		check_one(f, m, table, a[i], op);
-		p6[i] = to_prefix(m->af, a[i], max_len(m->af));
+		p6[i] = tk_prefix(m->af, a[i], max_len(m->af));
 		v4[i] = p6[i].addr.v4;
 		ptr[i] = p6[i].addr.v6;
 	}
@@ -392,7 +335,7 @@ check_table(const struct fib *f, const struct model *m, uint32_t table, unsigned
 		do
 			r = &m->r[rnd() % m->n];
 		while (r->table != table || r->len <= 16);
-		a[i] = r->key | ((key_t128)rnd() << 96 & ~mask(r->len) & mask(32));
+		a[i] = r->key | ((tkey_t)rnd() << 96 & ~tk_mask(r->len) & tk_mask(32));
 		v4[i] = (uint32_t)(a[i] >> 96);
 		expect[i] = value_of(m, model_match(m, table, a[i]));
 	}
@@ -420,7 +363,7 @@ static struct mroute
 random_route(const struct model *m)
 {
 	struct mroute r = {.table = rnd() % 3 == 0 ? 100 : 0, .len = (uint8_t)random_len(m->af)};
-	r.key = random_key(m->af) & mask(r.len);
+	r.key = tk_random(m->af, rnd) & tk_mask(r.len);
 	static const uint32_t metrics[] = {0, 1, 5, 1024};
 	r.metric = metrics[rnd() % 4];
 	r.type = rnd() % 5 == 0 ? (uint8_t)(FIB_RT_LOCAL + rnd() % 4) : FIB_RT_UNICAST;
@@ -438,7 +381,7 @@ check_write(const struct fib *f, const struct model *m, const struct mroute *r, 
 		fail_msg("op %u: returned %d, want %d (len %u metric %u)", op, rc, want, r->len,
 			 r->metric);
 	check_one(f, m, r->table, r->key, op);
-	check_one(f, m, r->table, r->key | (~mask(r->len) & mask(max_len(m->af))), op);
+	check_one(f, m, r->table, r->key | (~tk_mask(r->len) & tk_mask(max_len(m->af))), op);
 	check_one(f, m, r->table, random_addr(m), op);
 }
 
@@ -494,10 +437,10 @@ run(uint8_t af, struct fib_conf conf, bool flips, unsigned int s)
 				if (step_len == 0 || r.len == 0)
 					break;
 				r.len = (uint8_t)step_len;
-				r.key = (r.key & mask(step_len)) +
-					((key_t128)1 << (128 - step_len));
+				r.key = (r.key & tk_mask(step_len)) +
+					((tkey_t)1 << (128 - step_len));
 				if (af == FIB_AF_INET)
-					r.key &= mask(32);
+					r.key &= tk_mask(32);
 			}
 		} else if (dice < 55) {
 			/* Replace: half the time of an existing route. */
