@@ -246,13 +246,18 @@ random_pkt(const struct model *m)
 	tkey_t host[2];
 	for (int k = 0; k < 2; k++) {
 		unsigned int split = m->af == FIB_AF_INET ? split4[rnd() % 3] : split6[rnd() % 4];
-		host[k] = ((tkey_t)rnd() << 97 ^ (tkey_t)rnd() << 66 ^ (tkey_t)rnd() << 33 ^ rnd()) &
-			  tk_mask(max_len(m->af)) & ~tk_mask(split);
+		host[k] =
+			((tkey_t)rnd() << 97 ^ (tkey_t)rnd() << 66 ^ (tkey_t)rnd() << 33 ^ rnd()) &
+			tk_mask(max_len(m->af)) & ~tk_mask(split);
 	}
 	struct pkt p = {.src = (tk_random(m->af, rnd) & ~host[0]) | host[0],
 			.dst = (tk_random(m->af, rnd) & ~host[1]) | host[1],
-			.flow = {.dscp = (uint8_t)(rnd() % 3 == 0 ? 46 : rnd() % 2 ? 10 : 0),
-				 .proto = (uint8_t)(rnd() % 3 == 0 ? 1 : rnd() % 2 ? 6 : 17),
+			.flow = {.dscp = (uint8_t)(rnd() % 3 == 0 ? 46
+						   : rnd() % 2    ? 10
+								  : 0),
+				 .proto = (uint8_t)(rnd() % 3 == 0 ? 1
+						    : rnd() % 2    ? 6
+								   : 17),
 				 .iif = (uint16_t)(rnd() % 3),
 				 .sport = ports[rnd() % 6],
 				 .dport = ports[rnd() % 6]}};
@@ -294,10 +299,9 @@ check_packets(const struct fib *f, const struct model *m, unsigned int op)
 	for (unsigned int i = 0; i < PACKETS; i++) {
 		want[i] = reference(f, m, &p[i], nh[i]);
 		changed += want[i] != nh[i];
-		one[i] = !active ? nh[i]
-			 : m->af == FIB_AF_INET
-				 ? fib_rule_route4(f, s4[i], d4[i], &flow[i], nh[i])
-				 : fib_rule_route6(f, s6[i], d6[i], &flow[i], nh[i]);
+		one[i] = !active                ? nh[i]
+			 : m->af == FIB_AF_INET ? fib_rule_route4(f, s4[i], d4[i], &flow[i], nh[i])
+						: fib_rule_route6(f, s6[i], d6[i], &flow[i], nh[i]);
 	}
 	const struct fib_rule_set *set = fib_rules_get(f, m->af);
 	assert_true((set != NULL) == active);
@@ -365,7 +369,8 @@ run(uint8_t af, unsigned int s)
 				dup |= same_rule(&m.r[i], &r);
 			int rc = fib_rule_add(f, &r);
 			if (rc != (dup ? -EEXIST : 0))
-				fail_msg("op %u: rule add gave %d, want %d", op, rc, dup ? -EEXIST : 0);
+				fail_msg("op %u: rule add gave %d, want %d", op, rc,
+					 dup ? -EEXIST : 0);
 			if (rc == 0) {
 				/* After every rule of its priority or lower. */
 				unsigned int at = m.n;
