@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_atomic.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
 
@@ -171,7 +172,14 @@ await_answers(const uint64_t *out, unsigned int burst)
 	/* burst words: all of the answers, whether 4 or 8 bytes each. */
 	for (unsigned int j = 0; j < burst; j++)
 		sum += out[j];
+#if defined(__x86_64__) || defined(__i386__)
 	__asm__ volatile("lfence" : : "r"(sum) : "memory");
+#else
+	/* Elsewhere a full barrier: it orders memory, not execution, so
+	 * calls may still overlap somewhat. */
+	__asm__ volatile("" : : "r"(sum) : "memory");
+	rte_mb();
+#endif
 }
 
 static double
