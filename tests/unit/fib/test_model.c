@@ -48,6 +48,15 @@ static unsigned int seed;
  * 0 the /16 summary walk, 1 the direct passes. */
 static unsigned long by_path[2];
 
+/* FIB_MODEL_SEED=N shifts every run's seed by N, for longer soaks with
+ * other draws than make test's; the seed used is printed. */
+static unsigned int
+seed_base(void)
+{
+	const char *e = getenv("FIB_MODEL_SEED");
+	return e ? (unsigned int)strtoul(e, NULL, 0) * 1000u : 0;
+}
+
 static uint32_t
 rnd(void)
 {
@@ -401,7 +410,8 @@ run(uint8_t af, struct fib_conf conf, bool flips, unsigned int s)
 	memset(&m, 0, sizeof(m));
 	m.af = af;
 	m.conf = &conf;
-	seed = s;
+	unsigned int used = s + seed_base();
+	seed = used;
 	if (flips) {
 		conf.nh_down = model_down;
 		conf.nh_down_ctx = &m;
@@ -504,7 +514,7 @@ run(uint8_t af, struct fib_conf conf, bool flips, unsigned int s)
 	check_table(f, &m, 100, OPS);
 	print_message("IPv%c seed %u: %u routes at the end, %u sorted runs, %u writes refused "
 		      "(-ENOSPC)\n",
-		      af == FIB_AF_INET ? '4' : '6', s, m.n, hinted, nospc);
+		      af == FIB_AF_INET ? '4' : '6', used, m.n, hinted, nospc);
 	if (conf.groups4 != 0)
 		assert_true(nospc > 0); /* the tight configuration must reach its limit */
 
