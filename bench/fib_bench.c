@@ -217,16 +217,36 @@ bulk_medians(struct peer *peers, unsigned int np, const struct workload *w, unsi
 			}
 		}
 	}
+	unsigned int bv[3] = {0};
 	for (unsigned int k = 0; k < np; k++) {
 		struct peer *p = &peers[k];
 		best[k] = 1e30;
 		for (unsigned int v = 0; v < p->nvariants; v++) {
-			double m = bench_median(samples[k][v], opt.runs);
+			double sorted[MAX_RUNS]; /* bench_median sorts; the runs stay paired */
+			memcpy(sorted, samples[k][v], sizeof(double) * opt.runs);
+			double m = bench_median(sorted, opt.runs);
 			printf("  %-9s bulk lookup %-14s burst %3u %6.2f cycles\n", p->name,
 			       p->variant[v], burst, m);
-			if (m < best[k])
+			if (m < best[k]) {
 				best[k] = m;
+				bv[k] = v;
+			}
 		}
+	}
+	/* The summary's ratio divides medians over all runs; each run's own
+	 * ratio pairs two timings made seconds apart, so their spread shows
+	 * how far the machine drifted between runs. */
+	for (unsigned int k = 1; k < np; k++) {
+		double q[MAX_RUNS];
+		for (unsigned int r = 0; r < opt.runs; r++)
+			q[r] = samples[k][bv[k]][r] / samples[0][bv[0]][r];
+		double lo = q[0], hi = q[0];
+		for (unsigned int r = 1; r < opt.runs; r++) {
+			lo = q[r] < lo ? q[r] : lo;
+			hi = q[r] > hi ? q[r] : hi;
+		}
+		printf("  vs %-9s burst %3u: per-run ratios median %.3f, %.3f to %.3f\n",
+		       peers[k].name, burst, bench_median(q, opt.runs), lo, hi);
 	}
 }
 
