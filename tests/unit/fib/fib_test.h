@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -113,6 +114,30 @@ tk_key(const struct fib_prefix *p)
 	for (int i = 0; i < 16; i++)
 		k = k << 8 | p->addr.v6[i];
 	return k;
+}
+
+/* The model tests' random draws: rand_r on one seed per test program. */
+static inline unsigned int *
+tk_seed(void)
+{
+	static unsigned int seed;
+	return &seed;
+}
+
+static inline uint32_t
+tk_rnd(void)
+{
+	return (uint32_t)rand_r(tk_seed());
+}
+
+/* Seed the draws with s, shifted by 1000 x N when FIB_MODEL_SEED=N, for
+ * soaks beyond make test's draws. @return the seed used, to print. */
+static inline unsigned int
+tk_srand(unsigned int s)
+{
+	const char *e = getenv("FIB_MODEL_SEED");
+	*tk_seed() = s + (e ? (unsigned int)strtoul(e, NULL, 0) * 1000u : 0);
+	return *tk_seed();
 }
 
 /* A key made of a few byte values, so that random keys share long

@@ -43,25 +43,9 @@ struct model {
 	const struct fib_conf *conf;
 };
 
-static unsigned int seed;
 /* IPv4 bursts of 32 or more by the path they took (lookup.c's path4):
  * 0 the /16 summary walk, 1 the direct passes. */
 static unsigned long by_path[2];
-
-/* FIB_MODEL_SEED=N shifts every run's seed by N, for longer soaks with
- * other draws than make test's; the seed used is printed. */
-static unsigned int
-seed_base(void)
-{
-	const char *e = getenv("FIB_MODEL_SEED");
-	return e ? (unsigned int)strtoul(e, NULL, 0) * 1000u : 0;
-}
-
-static uint32_t
-rnd(void)
-{
-	return (uint32_t)rand_r(&seed);
-}
 
 static bool
 covers(const struct mroute *r, tkey_t a)
@@ -83,7 +67,7 @@ random_len(uint8_t af)
 	static const uint8_t l4[] = {0, 1, 8, 9, 15, 16, 17, 23, 24, 25, 28, 31, 32};
 	static const uint8_t l6[] = {0,  3,  16, 23, 24, 25, 31, 32, 33,  40,
 				     47, 48, 49, 56, 64, 65, 72, 96, 127, 128};
-	return af == FIB_AF_INET ? l4[rnd() % sizeof(l4)] : l6[rnd() % sizeof(l6)];
+	return af == FIB_AF_INET ? l4[tk_rnd() % sizeof(l4)] : l6[tk_rnd() % sizeof(l6)];
 }
 
 static struct fib_route
@@ -183,11 +167,16 @@ check_one(const struct fib *f, const struct model *m, uint32_t table, tkey_t a, 
 static tkey_t
 random_addr(const struct model *m)
 {
-	tkey_t a = tk_random(m->af, rnd),
-	       host = (tkey_t)rnd() << 96 | (tkey_t)rnd() << 64 | (tkey_t)rnd() << 32 | rnd();
-	if (m->n > 0 && rnd() % 4 != 0) {
-		const struct mroute *r = &m->r[rnd() % m->n];
-		switch (rnd() % 6) {
+	tkey_t a = tk_random(m->af, tk_rnd), host = 0;
+	/* One draw a statement (here and in the other model tests): the
+	 * order of calls inside one expression or initializer is the
+	 * compiler's choice, and a seed must give the same draws in every
+	 * build. */
+	for (int k = 0; k < 4; k++)
+		host = host << 32 | tk_rnd();
+	if (m->n > 0 && tk_rnd() % 4 != 0) {
+		const struct mroute *r = &m->r[tk_rnd() % m->n];
+		switch (tk_rnd() % 6) {
 		case 0:
 			a = r->key;
 			break;
@@ -342,9 +331,9 @@ check_table(const struct fib *f, const struct model *m, uint32_t table, unsigned
 	for (unsigned int i = 0; t != NULL && nlong > 0 && i < NADDR; i++) {
 		const struct mroute *r;
 		do
-			r = &m->r[rnd() % m->n];
+			r = &m->r[tk_rnd() % m->n];
 		while (r->table != table || r->len <= 16);
-		a[i] = r->key | ((tkey_t)rnd() << 96 & ~tk_mask(r->len) & tk_mask(32));
+		a[i] = r->key | ((tkey_t)tk_rnd() << 96 & ~tk_mask(r->len) & tk_mask(32));
 		v4[i] = (uint32_t)(a[i] >> 96);
 		expect[i] = value_of(m, model_match(m, table, a[i]));
 	}
@@ -371,13 +360,14 @@ remove_at(struct model *m, unsigned int i)
 static struct mroute
 random_route(const struct model *m)
 {
-	struct mroute r = {.table = rnd() % 3 == 0 ? 100 : 0, .len = (uint8_t)random_len(m->af)};
-	r.key = tk_random(m->af, rnd) & tk_mask(r.len);
+	struct mroute r = {.table = tk_rnd() % 3 == 0 ? 100 : 0};
+	r.len = (uint8_t)random_len(m->af);
+	r.key = tk_random(m->af, tk_rnd) & tk_mask(r.len);
 	static const uint32_t metrics[] = {0, 1, 5, 1024};
-	r.metric = metrics[rnd() % 4];
-	r.type = rnd() % 5 == 0 ? (uint8_t)(FIB_RT_LOCAL + rnd() % 4) : FIB_RT_UNICAST;
-	r.nh = r.type == FIB_RT_UNICAST ? 1 + rnd() % NNH : 0;
-	r.origin = (uint8_t)(rnd() % 4);
+	r.metric = metrics[tk_rnd() % 4];
+	r.type = tk_rnd() % 5 == 0 ? (uint8_t)(FIB_RT_LOCAL + tk_rnd() % 4) : FIB_RT_UNICAST;
+	r.nh = r.type == FIB_RT_UNICAST ? 1 + tk_rnd() % NNH : 0;
+	r.origin = (uint8_t)(tk_rnd() % 4);
 	return r;
 }
 
@@ -410,8 +400,7 @@ run(uint8_t af, struct fib_conf conf, bool flips, unsigned int s)
 	memset(&m, 0, sizeof(m));
 	m.af = af;
 	m.conf = &conf;
-	unsigned int used = s + seed_base();
-	seed = used;
+	unsigned int used = tk_srand(s);
 	if (flips) {
 		conf.nh_down = model_down;
 		conf.nh_down_ctx = &m;
@@ -421,14 +410,14 @@ run(uint8_t af, struct fib_conf conf, bool flips, unsigned int s)
 	unsigned int nospc = 0, hinted = 0;
 
 	for (unsigned int op = 0; op < OPS; op++) {
-		unsigned int dice = rnd() % 100;
+		unsigned int dice = tk_rnd() % 100;
 		if (m.n > MAX_ROUTES && dice < 55)
 			dice = 60; /* a delete */
 		if (dice < 40 || (dice < 42 && m.n < 3 * MAX_ROUTES)) {
 			/* Add, or with dice 40-41 a run of sorted inserts of
 			 * one length under one prefix, as a table loads. */
 			struct mroute r = random_route(&m);
-			unsigned int run_len = dice < 40 ? 1 : 8 + rnd() % 40;
+			unsigned int run_len = dice < 40 ? 1 : 8 + tk_rnd() % 40;
 			unsigned int step_len = r.len < 8 ? 8 : r.len;
 			if (run_len > 1)
 				hinted++;
@@ -455,8 +444,8 @@ run(uint8_t af, struct fib_conf conf, bool flips, unsigned int s)
 		} else if (dice < 55) {
 			/* Replace: half the time of an existing route. */
 			struct mroute r = random_route(&m);
-			if (m.n > 0 && rnd() % 2) {
-				const struct mroute *o = &m.r[rnd() % m.n];
+			if (m.n > 0 && tk_rnd() % 2) {
+				const struct mroute *o = &m.r[tk_rnd() % m.n];
 				r.table = o->table;
 				r.key = o->key;
 				r.len = o->len;
@@ -480,8 +469,8 @@ run(uint8_t af, struct fib_conf conf, bool flips, unsigned int s)
 			 * that exists. */
 			bool any = dice >= 70;
 			struct mroute r = random_route(&m);
-			if (m.n > 0 && rnd() % 8 != 0)
-				r = m.r[rnd() % m.n];
+			if (m.n > 0 && tk_rnd() % 8 != 0)
+				r = m.r[tk_rnd() % m.n];
 			const struct mroute *p = preferred(&m, r.table, r.key, r.len, false);
 			int at = any ? (p ? (int)(p - m.r) : -1)
 				     : find(&m, r.table, r.key, r.len, r.metric);
@@ -497,13 +486,15 @@ run(uint8_t af, struct fib_conf conf, bool flips, unsigned int s)
 			check_write(f, &m, &r, rc, want, op);
 		} else if (dice < 83 && flips) {
 			/* A nexthop goes down or comes back. */
-			unsigned int nh = 1 + rnd() % NNH;
+			unsigned int nh = 1 + tk_rnd() % NNH;
 			m.down[nh] = !m.down[nh];
 			assert_int_equal(fib_sync_down(f), 0);
 		} else {
 			/* Lookups only. */
-			for (int k = 0; k < 4; k++)
-				check_one(f, &m, rnd() % 2 ? 100 : 0, random_addr(&m), op);
+			for (int k = 0; k < 4; k++) {
+				uint32_t table = tk_rnd() % 2 ? 100 : 0;
+				check_one(f, &m, table, random_addr(&m), op);
+			}
 		}
 		if (op % FULL_EVERY == FULL_EVERY - 1) {
 			check_table(f, &m, 0, op);

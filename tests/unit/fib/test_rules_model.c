@@ -37,24 +37,8 @@ struct model {
 	unsigned int n;
 };
 
-static unsigned int seed;
 static unsigned long changed, packets;       /* answers the rules changed, of all */
 static unsigned long all_refused, all_gotos; /* duplicates refused, gotos added */
-
-/* FIB_MODEL_SEED=N shifts every run's seed by N, for longer soaks with
- * other draws than make test's; the seed used is printed. */
-static unsigned int
-seed_base(void)
-{
-	const char *e = getenv("FIB_MODEL_SEED");
-	return e ? (unsigned int)strtoul(e, NULL, 0) * 1000u : 0;
-}
-
-static uint32_t
-rnd(void)
-{
-	return (uint32_t)rand_r(&seed);
-}
 
 static unsigned int
 max_len(uint8_t af)
@@ -65,7 +49,7 @@ max_len(uint8_t af)
 static struct fib_prefix
 random_prefix(uint8_t af, unsigned int len)
 {
-	return tk_prefix(af, tk_random(af, rnd) & tk_mask(len), len);
+	return tk_prefix(af, tk_random(af, tk_rnd) & tk_mask(len), len);
 }
 
 static const uint32_t prios[] = {1, 100, 100, 32765, 32766, 32767, 40000};
@@ -73,35 +57,37 @@ static const uint32_t prios[] = {1, 100, 100, 32765, 32766, 32767, 40000};
 static struct fib_rule
 random_rule(uint8_t af)
 {
-	struct fib_rule r = {.priority = prios[rnd() % 7],
+	struct fib_rule r = {.priority = prios[tk_rnd() % 7],
 			     .family = af,
 			     .dscp = FIB_DSCP_ANY,
 			     .iif = FIB_IIF_ANY,
 			     .src = {.family = af},
 			     .dst = {.family = af}};
 	static const uint8_t lens4[] = {8, 16, 24, 32}, lens6[] = {16, 32, 48, 128};
-	if (rnd() % 3 == 0)
-		r.src = random_prefix(af, af == FIB_AF_INET ? lens4[rnd() % 4] : lens6[rnd() % 4]);
-	if (rnd() % 3 == 0)
-		r.dst = random_prefix(af, af == FIB_AF_INET ? lens4[rnd() % 4] : lens6[rnd() % 4]);
-	if (rnd() % 4 == 0)
-		r.iif = (uint16_t)(rnd() % 3);
-	if (rnd() % 4 == 0)
-		r.dscp = (uint8_t)(rnd() % 2 ? 10 : 46);
-	if (rnd() % 4 == 0)
-		r.ipproto = rnd() % 2 ? 6 : 17;
+	if (tk_rnd() % 3 == 0)
+		r.src = random_prefix(af, af == FIB_AF_INET ? lens4[tk_rnd() % 4]
+							    : lens6[tk_rnd() % 4]);
+	if (tk_rnd() % 3 == 0)
+		r.dst = random_prefix(af, af == FIB_AF_INET ? lens4[tk_rnd() % 4]
+							    : lens6[tk_rnd() % 4]);
+	if (tk_rnd() % 4 == 0)
+		r.iif = (uint16_t)(tk_rnd() % 3);
+	if (tk_rnd() % 4 == 0)
+		r.dscp = (uint8_t)(tk_rnd() % 2 ? 10 : 46);
+	if (tk_rnd() % 4 == 0)
+		r.ipproto = tk_rnd() % 2 ? 6 : 17;
 	static const uint16_t ranges[][2] = {{53, 53}, {80, 443}, {1024, 65535}, {0, 0}, {0, 80}};
-	unsigned int k = rnd() % 10;
+	unsigned int k = tk_rnd() % 10;
 	if (k < 5) {
 		r.dport_lo = ranges[k][0];
 		r.dport_hi = ranges[k][1];
 	}
-	k = rnd() % 10;
+	k = tk_rnd() % 10;
 	if (k < 5) {
 		r.sport_lo = ranges[k][0];
 		r.sport_hi = ranges[k][1];
 	}
-	k = rnd() % 12;
+	k = tk_rnd() % 12;
 	if (k < 6) {
 		static const uint32_t tables[] = {0, FIB_TABLE_MAIN, 100, 100, 101, 102};
 		r.action = FIB_RULE_TABLE;
@@ -110,9 +96,9 @@ random_rule(uint8_t af)
 		r.action = FIB_RULE_GOTO;
 		/* Forward: mostly to one of the priorities rules take, which
 		 * may or may not be in use, else to one never used. */
-		r.target = prios[rnd() % 7];
+		r.target = prios[tk_rnd() % 7];
 		if (r.target <= r.priority)
-			r.target = r.priority + 1 + rnd() % 50;
+			r.target = r.priority + 1 + tk_rnd() % 50;
 	} else {
 		r.action = (uint8_t)(FIB_RULE_BLACKHOLE + (k - 9));
 	}
@@ -255,27 +241,27 @@ random_pkt(const struct model *m)
 	static const uint8_t split4[] = {8, 16, 24}, split6[] = {32, 48, 64, 96};
 	tkey_t host[2];
 	for (int k = 0; k < 2; k++) {
-		unsigned int split = m->af == FIB_AF_INET ? split4[rnd() % 3] : split6[rnd() % 4];
-		host[k] =
-			((tkey_t)rnd() << 97 ^ (tkey_t)rnd() << 66 ^ (tkey_t)rnd() << 33 ^ rnd()) &
-			tk_mask(max_len(m->af)) & ~tk_mask(split);
+		unsigned int split =
+			m->af == FIB_AF_INET ? split4[tk_rnd() % 3] : split6[tk_rnd() % 4];
+		host[k] = 0;
+		for (int w = 0; w < 4; w++) /* one draw a statement, in order */
+			host[k] = host[k] << 32 | tk_rnd();
+		host[k] &= tk_mask(max_len(m->af)) & ~tk_mask(split);
 	}
-	struct pkt p = {.src = (tk_random(m->af, rnd) & ~host[0]) | host[0],
-			.dst = (tk_random(m->af, rnd) & ~host[1]) | host[1],
-			.flow = {.dscp = (uint8_t)(rnd() % 3 == 0 ? 46
-						   : rnd() % 2    ? 10
-								  : 0),
-				 .proto = (uint8_t)(rnd() % 3 == 0 ? 1
-						    : rnd() % 2    ? 6
-								   : 17),
-				 .iif = (uint16_t)(rnd() % 3),
-				 .sport = ports[rnd() % 6],
-				 .dport = ports[rnd() % 6]}};
+	struct pkt p;
+	p.src = (tk_random(m->af, tk_rnd) & ~host[0]) | host[0];
+	p.dst = (tk_random(m->af, tk_rnd) & ~host[1]) | host[1];
+	p.flow = (struct fib_flow){0};
+	p.flow.dscp = (uint8_t)(tk_rnd() % 3 == 0 ? 46 : tk_rnd() % 2 ? 10 : 0);
+	p.flow.proto = (uint8_t)(tk_rnd() % 3 == 0 ? 1 : tk_rnd() % 2 ? 6 : 17);
+	p.flow.iif = (uint16_t)(tk_rnd() % 3);
+	p.flow.sport = ports[tk_rnd() % 6];
+	p.flow.dport = ports[tk_rnd() % 6];
 	/* Exactly a rule's source or destination now and then. */
-	if (m->n > 0 && rnd() % 4 == 0)
-		p.src = tk_key(&m->r[rnd() % m->n].src);
-	if (m->n > 0 && rnd() % 4 == 0)
-		p.dst = tk_key(&m->r[rnd() % m->n].dst);
+	if (m->n > 0 && tk_rnd() % 4 == 0)
+		p.src = tk_key(&m->r[tk_rnd() % m->n].src);
+	if (m->n > 0 && tk_rnd() % 4 == 0)
+		p.dst = tk_key(&m->r[tk_rnd() % m->n].dst);
 	return p;
 }
 
@@ -347,11 +333,12 @@ random_route(struct fib *f, uint8_t af, bool add)
 {
 	static const uint32_t tables[] = {FIB_TABLE_MAIN, FIB_TABLE_MAIN, 100, 101};
 	static const uint8_t lens4[] = {0, 8, 16, 24, 28, 32}, lens6[] = {0, 16, 32, 48, 64, 128};
-	unsigned int len = af == FIB_AF_INET ? lens4[rnd() % 6] : lens6[rnd() % 6];
-	struct fib_route r = {.dst = random_prefix(af, len), .table = tables[rnd() % 4]};
-	unsigned int k = rnd() % 10;
+	unsigned int len = af == FIB_AF_INET ? lens4[tk_rnd() % 6] : lens6[tk_rnd() % 6];
+	struct fib_route r = {.dst = random_prefix(af, len)};
+	r.table = tables[tk_rnd() % 4];
+	unsigned int k = tk_rnd() % 10;
 	r.type = k < 7 ? FIB_RT_UNICAST : k < 8 ? FIB_RT_LOCAL : FIB_RT_UNREACHABLE;
-	r.nh = r.type == FIB_RT_UNICAST ? 1 + rnd() % 12 : 0;
+	r.nh = r.type == FIB_RT_UNICAST ? 1 + tk_rnd() % 12 : 0;
 	int rc = add ? fib_route_replace(f, &r) : fib_route_del(f, &r, true);
 	assert_true(rc == 0 || (!add && rc == -ENOENT));
 }
@@ -366,13 +353,12 @@ run(uint8_t af, unsigned int s)
 	static struct model m;
 	memset(&m, 0, sizeof(m));
 	m.af = af;
-	unsigned int used = s + seed_base();
-	seed = used;
+	unsigned int used = tk_srand(s);
 	for (int i = 0; i < 300; i++)
 		random_route(f, af, true);
 	unsigned int added = 0, refused = 0, gotos = 0;
 	for (unsigned int op = 0; op < OPS; op++) {
-		unsigned int dice = rnd() % 100;
+		unsigned int dice = tk_rnd() % 100;
 		if (dice < 45 && m.n < MAX_RULES) {
 			struct fib_rule r = random_rule(af);
 			bool dup = false;
@@ -399,10 +385,10 @@ run(uint8_t af, unsigned int s)
 			/* Delete: mostly a rule that exists, found by an equal
 			 * copy (the table given as 0 or 254 alike). */
 			struct fib_rule r = random_rule(af);
-			if (m.n > 0 && rnd() % 5 != 0) {
-				r = m.r[rnd() % m.n];
+			if (m.n > 0 && tk_rnd() % 5 != 0) {
+				r = m.r[tk_rnd() % m.n];
 				if (r.action == FIB_RULE_TABLE && table_of(&r) == FIB_TABLE_MAIN)
-					r.table = rnd() % 2 ? 0 : FIB_TABLE_MAIN;
+					r.table = tk_rnd() % 2 ? 0 : FIB_TABLE_MAIN;
 			}
 			int at = -1;
 			for (unsigned int i = 0; i < m.n && at < 0; i++)
