@@ -13,23 +13,15 @@ away in the real table, which this ignores. Prints lines and MiB a level,
 and the total: the working set the walks need in cache.
 """
 import collections
-import gzip
-import ipaddress
-import os
 import random
 import sys
+
+import prefix_data
 
 
 def main():
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 1000000
-    path = os.path.join(os.path.dirname(__file__), "data", "prefixes-v6.txt.gz")
-    prefixes = []
-    with gzip.open(path, "rt") as f:
-        for line in f:
-            fields = line.split()
-            if fields:
-                net = ipaddress.ip_network(fields[0], strict=False)
-                prefixes.append((int(net.network_address), net.prefixlen))
+    prefixes = prefix_data.load(6)
     def nodes(stride):
         """Regions holding a longer prefix: where a node (group) exists."""
         found = set()

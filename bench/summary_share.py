@@ -11,21 +11,11 @@ space and for fib_bench's --in-prefixes4 addresses (a random address in
 a random prefix), and for the mixes --in-prefixes4=PCT draws: the
 figures lib/fib/lookup.c's choice between its two IPv4 paths rests on.
 """
-import gzip
-import os
+import prefix_data
 
 
 def main():
-    path = os.path.join(os.path.dirname(__file__), "data", "prefixes-v4.txt.gz")
-    routes = []
-    with gzip.open(path, "rt") as f:
-        for line in f:
-            fields = line.split()
-            if not fields:
-                continue
-            addr, plen = fields[0].split("/")
-            a = [int(x) for x in addr.split(".")]
-            routes.append(((a[0] << 24 | a[1] << 16 | a[2] << 8 | a[3]), int(plen)))
+    routes = prefix_data.load(4)
     mixed = bytearray(1 << 16)
     for a, plen in routes:
         if plen > 16:
