@@ -240,13 +240,9 @@ bulk_medians(struct peer *peers, unsigned int np, const struct workload *w, unsi
 		double q[MAX_RUNS];
 		for (unsigned int r = 0; r < opt.runs; r++)
 			q[r] = samples[k][bv[k]][r] / samples[0][bv[0]][r];
-		double lo = q[0], hi = q[0];
-		for (unsigned int r = 1; r < opt.runs; r++) {
-			lo = q[r] < lo ? q[r] : lo;
-			hi = q[r] > hi ? q[r] : hi;
-		}
+		double m = bench_median(q, opt.runs); /* sorts q */
 		printf("  vs %-9s burst %3u: per-run ratios median %.3f, %.3f to %.3f\n",
-		       peers[k].name, burst, bench_median(q, opt.runs), lo, hi);
+		       peers[k].name, burst, m, q[0], q[opt.runs - 1]);
 	}
 }
 

@@ -44,6 +44,14 @@ R(const char *cidr, uint32_t nh, uint32_t metric, uint32_t table) {
 	return r;
 }
 
+/* Add a route that must go in. */
+static inline void
+A(struct fib *f, const char *cidr, uint32_t nh, uint32_t metric, uint32_t table)
+{
+	struct fib_route r = R(cidr, nh, metric, table);
+	assert_int_equal(fib_route_add(f, &r), 0);
+}
+
 static inline int
 D(struct fib *f, const char *cidr, uint32_t metric, uint32_t table, bool any_metric)
 {

@@ -529,14 +529,14 @@ check_slash16(const struct fib *f, uint32_t net16, uint32_t lo, uint32_t hi, uin
  * after which the thread's bursts go the way `direct` says, 0 if none. */
 static unsigned int
 bursts4(const struct fib_table *t, unsigned int calls, unsigned int n, bool direct,
-	uint32_t (*next)(uint32_t *seed), uint32_t *seed)
+	uint32_t (*next)(void))
 {
 	unsigned int first = 0;
 	for (unsigned int c = 1; c <= calls; c++) {
 		uint32_t dst[96], nh[96];
 		assert_true(n <= 96);
 		for (unsigned int i = 0; i < n; i++)
-			dst[i] = next(seed);
+			dst[i] = next();
 		fib_lookup4_bulk(t, dst, nh, n);
 		for (unsigned int i = 0; i < n; i++)
 			if (nh[i] != fib_lookup4(t, dst[i]))
@@ -548,27 +548,19 @@ bursts4(const struct fib_table *t, unsigned int calls, unsigned int n, bool dire
 	return first;
 }
 
+/* Inside 10/8, where every /16 holds longer prefixes (tk_rnd gives 31
+ * random bits). */
 static uint32_t
-xorshift(uint32_t *s)
+in_mixed(void)
 {
-	*s ^= *s << 13;
-	*s ^= *s >> 17;
-	*s ^= *s << 5;
-	return *s;
-}
-
-/* Inside 10/8, where every /16 holds longer prefixes. */
-static uint32_t
-in_mixed(uint32_t *s)
-{
-	return 0x0a000000 | (xorshift(s) & 0xffffff);
+	return 0x0a000000 | (tk_rnd() & 0xffffff);
 }
 
 /* Anywhere but 10/8: /16s that one route covers whole. */
 static uint32_t
-anywhere(uint32_t *s)
+anywhere(void)
 {
-	uint32_t a = xorshift(s);
+	uint32_t a = tk_rnd() << 1 ^ tk_rnd();
 	return (a >> 24) == 10 ? a ^ 0x80000000 : a;
 }
 
@@ -580,30 +572,26 @@ static void
 test_bulk_paths(void **state)
 {
 	struct fib *f = *state;
-	struct fib_route r = R("0.0.0.0/0", 1, 0, 0);
-	assert_int_equal(fib_route_add(f, &r), 0);
-	r = R("10.0.0.0/8", 2, 0, 0);
-	assert_int_equal(fib_route_add(f, &r), 0);
+	A(f, "0.0.0.0/0", 1, 0, 0);
+	A(f, "10.0.0.0/8", 2, 0, 0);
 	/* A /24 in every /16 of 10/8, a /28 in every eighth. */
 	for (uint32_t i = 0; i < 256; i++) {
 		char b[32];
 		snprintf(b, sizeof(b), "10.%u.%u.0/24", i, (i * 37) & 0xff);
-		r = R(b, 3 + i, 0, 0);
-		assert_int_equal(fib_route_add(f, &r), 0);
+		A(f, b, 3 + i, 0, 0);
 		if (i % 8 == 0) {
 			snprintf(b, sizeof(b), "10.%u.%u.16/28", i, (i * 37) & 0xff);
-			r = R(b, 300 + i, 0, 0);
-			assert_int_equal(fib_route_add(f, &r), 0);
+			A(f, b, 300 + i, 0, 0);
 		}
 	}
 	const struct fib_table *t = fib_table_lookup(f, 0);
-	uint32_t seed = 2463534242u;
+	tk_srand(2463534242u);
 	/* Sizes that take the 64- and 32-lane walks and the rest. */
 	static const unsigned int sizes[] = {32, 64, 50, 96, 33};
 	for (unsigned int k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
 		unsigned int n = sizes[k];
-		unsigned int went = bursts4(t, 200, n, true, in_mixed, &seed);
-		unsigned int back = bursts4(t, 200, n, false, anywhere, &seed);
+		unsigned int went = bursts4(t, 200, n, true, in_mixed);
+		unsigned int back = bursts4(t, 200, n, false, anywhere);
 #ifdef __AVX512F__
 		/* Sixteen dense walks in a row, then the probes: two of
 		 * them, one every sixteenth call. */
@@ -813,16 +801,13 @@ test_down_nexthops(void **state)
 	 * insert starts from the last node (lib/fib/rib.c), here the node
 	 * itself, and must still find the covering route above it. */
 	nh_is_down[6] = true;
-	r = R("10.2.7.0/24", 3, 0, 0);
-	assert_int_equal(fib_route_add(f, &r), 0);
-	r = R("10.2.7.128/25", 3, 0, 0);
-	assert_int_equal(fib_route_add(f, &r), 0);
+	A(f, "10.2.7.0/24", 3, 0, 0);
+	A(f, "10.2.7.128/25", 3, 0, 0);
 	r = R("10.2.7.0/24", 6, 0, 0);
 	assert_int_equal(fib_route_replace(f, &r), 0);
 	assert_int_equal(L(f, 0, "10.2.7.1"), 2);
 	assert_int_equal(L(f, 0, "10.2.7.129"), 3);
-	r = R("2001:db8:2:7::/64", 3, 0, 0);
-	assert_int_equal(fib_route_add(f, &r), 0);
+	A(f, "2001:db8:2:7::/64", 3, 0, 0);
 	r = R("2001:db8:2:7::/64", 6, 0, 0);
 	assert_int_equal(fib_route_replace(f, &r), 0);
 	assert_int_equal(L(f, 0, "2001:db8:2:7::1"), 1);

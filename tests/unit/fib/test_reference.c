@@ -133,12 +133,11 @@ struct checker {
 static void
 bulk4(struct checker *c, const uint32_t *dst, uint32_t *got, bool split)
 {
-	uint32_t parts[2] = {split ? c->n / 2 : c->n, split ? c->n - c->n / 2 : 0};
-	for (uint32_t k = 0, at = 0; k < 2; at += parts[k++]) {
-		if (parts[k] >= 32)
+	uint32_t h = split ? c->n / 2 : c->n;
+	for (uint32_t at = 0, k = h; k > 0; at += k, k = c->n - at) {
+		if (k >= 32)
 			c->by_path[fib_lookup4_bulk_direct()]++;
-		if (parts[k] > 0)
-			fib_lookup4_bulk(c->t, dst + at, got + at, parts[k]);
+		fib_lookup4_bulk(c->t, dst + at, got + at, k);
 	}
 }
 
@@ -146,9 +145,8 @@ static void
 bulk6(struct checker *c, const uint8_t *const *dst, uint32_t *got, bool split)
 {
 	uint32_t h = split ? c->n / 2 : c->n;
-	fib_lookup6_bulk(c->t, dst, got, h);
-	if (c->n > h)
-		fib_lookup6_bulk(c->t, dst + h, got + h, c->n - h);
+	for (uint32_t at = 0, k = h; k > 0; at += k, k = c->n - at)
+		fib_lookup6_bulk(c->t, dst + at, got + at, k);
 }
 
 static void
