@@ -638,7 +638,9 @@ show_route(const struct fib_route *rt, void *arg)
 		/* In ip route's order: dev, table, proto, scope, src, metric. */
 		if (dev)
 			rt_buf_printf(c->out, " dev %s", dev);
-		if (rt->table != FIB_TABLE_MAIN || in_local)
+		/* As ip: a table is named when the listing spans tables, not
+		 * when it was asked for. */
+		if (s->f->all && (rt->table != FIB_TABLE_MAIN || in_local))
 			rt_buf_printf(c->out, " table %s", tb);
 		if (rt->origin != RT_ORIGIN_BOOT)
 			rt_buf_printf(c->out, " proto %s", proto);

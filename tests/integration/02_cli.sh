@@ -47,7 +47,7 @@ echo "route show and flush selectors, as ip route's"
 rc route add 10.21.0.0/16 via 198.51.100.3 table 100
 rc route add 10.21.1.0/24 via 192.0.2.2 table 100
 rc route add blackhole 10.22.0.0/16 table 100
-expect_out "show via" "^10.21.0.0/16 via 198.51.100.3 dev port1 table 100$" \
+expect_out "show via; as ip, the table asked for is not named" "^10.21.0.0/16 via 198.51.100.3 dev port1$" \
 	rc route show table 100 via 198.51.100.3
 check "show via: only that gateway's" test "$(rc route show table 100 via 198.51.100.3 | wc -l)" -eq 1
 check "show dev port1: two routes" test "$(rc route show table 100 dev port1 | wc -l)" -eq 2
@@ -58,7 +58,7 @@ expect_out "show match 10.21.1.7: the routes holding it, the /16 among them" \
 check "... and not the blackhole" \
 	test "$(rc route show table 100 match 10.21.1.7 | grep -c blackhole)" -eq 0
 check "show type blackhole" test "$(rc route show table 100 type blackhole)" = \
-	"blackhole 10.22.0.0/16 table 100"
+	"blackhole 10.22.0.0/16"
 expect_out "show proto kernel: the connected routes, with their src" \
 	"^192.0.2.0/24 dev port0 proto kernel scope link src 192.0.2.1$" \
 	rc route show proto kernel
@@ -134,7 +134,7 @@ check "link set dev PORT, as ip link set dev eth0" rc link set dev port1 mtu 900
 expect_out "link in JSON" '"ifname":"port1","flags":\["UP"\],"mtu":9000' rc -j link show
 check "link show PORT: that port alone" test "$(rc -j link show dev port1 | grep -o ifname | wc -l)" -eq 1
 check "route change: an existing route's gateway" rc route change 10.20.0.0/16 via 198.51.100.3 table 100
-expect_out "... changed" "^10.20.0.0/16 via 198.51.100.3 dev port1 table 100$" \
+expect_out "... changed" "^10.20.0.0/16 via 198.51.100.3 dev port1$" \
 	rc route show table 100 10.20.0.0/16
 expect_out "route change of an absent route fails, as ip's" "no such route 10.42.0.0/16" \
 	bash -c "! $BUILD/app/routerctl -S $SOCK route change 10.42.0.0/16 via 198.51.100.3"
