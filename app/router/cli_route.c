@@ -17,8 +17,8 @@
 
 static void route_event(struct cli *c, const void *rt);
 
-static const char *const type_names[FIB_RT_COUNT] = {"unicast",     "local",    "blackhole",
-						     "unreachable", "prohibit", "broadcast"};
+static const char *const type_names[FIB_RT_COUNT] = {
+	"unicast", "local", "blackhole", "unreachable", "prohibit", "broadcast", "throw"};
 
 /* Routes of Linux's local table: shown with `table local` (or all). */
 static bool

@@ -29,8 +29,11 @@ fib_create(const struct fib_conf *conf)
 	struct fib_conf c = *conf;
 	if (c.type_nh[FIB_RT_BROADCAST] == FIB_NH_NONE)
 		c.type_nh[FIB_RT_BROADCAST] = c.type_nh[FIB_RT_LOCAL];
+	c.type_nh[FIB_RT_THROW] = FIB_NH_NONE;
 	conf = &c;
 	for (int t = FIB_RT_LOCAL; t < FIB_RT_COUNT; t++) {
+		if (t == FIB_RT_THROW)
+			continue;
 		if (conf->type_nh[t] == FIB_NH_NONE || conf->type_nh[t] > FIB_NH_MAX) {
 			errno = EINVAL;
 			return NULL;

@@ -44,6 +44,10 @@ enum fib_route_type {
 	/* An IPv4 subnet's broadcast address (Linux's "broadcast" routes of
 	 * the local table): for the router itself, never resolved as a host. */
 	FIB_RT_BROADCAST,
+	/* Linux's "throw": the table has no route for the prefix, so a rule
+	 * lookup goes on to the next rule, and a lookup with no rule left
+	 * answers FIB_NH_NONE (net unreachable). Installed as FIB_NH_NONE. */
+	FIB_RT_THROW,
 	FIB_RT_COUNT,
 };
 
@@ -92,7 +96,7 @@ struct fib_conf {
 	 * non-unicast type (local, blackhole, unreachable, prohibit,
 	 * broadcast). Each must be a valid nexthop index, except that
 	 * broadcast's 0 picks local's (delivered as a local address, before
-	 * any rule). type_nh[FIB_RT_UNICAST] is unused. */
+	 * any rule). type_nh[FIB_RT_UNICAST] and [FIB_RT_THROW] are unused. */
 	uint32_t type_nh[FIB_RT_COUNT];
 	/* Result of a rule whose action is unreachable: Linux answers net
 	 * unreachable there, host unreachable for an unreachable route, so

@@ -23,6 +23,30 @@ check "h3 got 192.0.2.3's packets, all of them" test "$(grep -c '^192.0.2.3 ' "$
 check "and not the other's" test "$(grep -c '^192.0.2.3 ' "$WORK/h2.rx"; grep -c '^192.0.2.2 ' "$WORK/h3.rx")" = "$(printf '0\n0')"
 check "rule del" rc rule del priority 100 from 192.0.2.3/32 table 100
 
+echo "throw: a hole in a table, the lookup going on to the next rule"
+rc rule add priority 100 table 100
+check "route add throw 203.0.113.128/25 table 100" rc route add throw 203.0.113.128/25 table 100
+expect_out "shown as ip route shows it" "^throw 203.0.113.128/25$" rc route show table 100
+expect_out "route get: thrown on to main" "203.0.113.129 from 192.0.2.2 via 198.51.100.2" \
+	rc route get 203.0.113.129 from 192.0.2.2 iif port0
+expect_out "route get: the rest by table 100" "203.0.113.1 from 192.0.2.2 via 198.18.0.2" \
+	rc route get 203.0.113.1 from 192.0.2.2 iif port0
+ns_exec h2 ip addr add 203.0.113.129/32 dev lo
+receive h2 5000 4
+receive h3 5000 4
+flows send 203.0.113.129 5000 5 4 192.0.2.2 200 >/dev/null
+flows send 203.0.113.1 5000 5 4 192.0.2.2 200 >/dev/null
+wait_bg
+check "the hole's packets by main to h2, all of them" test "$(grep -c '^192.0.2.2 ' "$WORK/h2.rx")" -eq 20
+check "the rest by table 100 to h3, all of them" test "$(grep -c '^192.0.2.2 ' "$WORK/h3.rx")" -eq 20
+ns_exec h2 ip addr del 203.0.113.129/32 dev lo
+rc rule del priority 100 table 100
+check "route del throw" rc route del throw 203.0.113.128/25 table 100
+check "a throw in main, no rule after it" rc route add throw 203.0.113.64/26
+expect_out "route get: network unreachable, as ip's" "Network is unreachable" \
+	bash -c "! $BUILD/app/routerctl -S $SOCK route get 203.0.113.65"
+rc route del throw 203.0.113.64/26
+
 echo "goto: a rule that jumps over others"
 # 100 sends everything to table 100 (h3); 90 makes 192.0.2.3 jump over
 # it to main (h2); tos is ip's older name for the DSCP selector.

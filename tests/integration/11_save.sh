@@ -33,6 +33,7 @@ cfg route add 10.15.0.0/16 dev port1 metric 5
 cfg route add blackhole 10.16.0.0/16 table 4000000000
 cfg route add unreachable 10.17.0.0/16 metric 7
 cfg route add prohibit 10.18.0.0/16 proto 200
+cfg route add throw 10.12.128.0/17 table 100
 cfg route add 0.0.0.0/0 via 198.51.100.2 table 100
 cfg route add 2001:db8:10::/48 via 2001:db8:2::2
 cfg route add 2001:db8:11::/48 via 2001:db8:2::2 metric 0

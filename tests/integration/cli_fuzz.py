@@ -68,7 +68,7 @@ def grammar(rnd):
     num = ["0", "0", "1", "5", "100", "254", "256", "1024", "32766", "65535", "4294967295",
            "4294967296", "-1", "x", "0x10"]
     mac = ["02:00:00:00:00:07", "02:00:00:00:00:08", "02:00:00:zz:00:01", "02:00:00:00:00"]
-    types = ["", "", "", "blackhole", "unreachable", "prohibit", "local", "broadcast", "unicast"]
+    types = ["", "", "", "blackhole", "unreachable", "prohibit", "local", "broadcast", "unicast", "throw"]
     protos = ["bgp", "static", "kernel", "boot", "200", "254", "255", "neigh", "nosuch"]
 
     def prefix():

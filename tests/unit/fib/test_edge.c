@@ -438,6 +438,31 @@ test_types_and_match(void **state)
 	a = P("172.16.10.255/32");
 	assert_int_equal(fib_route_match(f, 0, &a, &out), 0);
 	assert_int_equal(out.type, FIB_RT_BROADCAST);
+	/* A throw route is a hole: no route, whatever covers it, and its
+	 * more-specifics answer for themselves; a better metric of another
+	 * type on its prefix fills the hole. */
+	struct fib_route th = R("172.16.10.0/25", 0, 10, 0);
+	th.type = FIB_RT_THROW;
+	assert_int_equal(fib_route_add(f, &th), 0);
+	A(f, "172.16.10.64/26", 6, 0, 0);
+	assert_int_equal(L(f, 0, "172.16.10.1"), FIB_NH_NONE);
+	assert_int_equal(L(f, 0, "172.16.10.127"), 6);
+	assert_int_equal(L(f, 0, "172.16.10.128"), 5);
+	a = P("172.16.10.1/32");
+	assert_int_equal(fib_route_match(f, 0, &a, &out), 0);
+	assert_int_equal(out.type, FIB_RT_THROW);
+	A(f, "172.16.10.0/25", 7, 5, 0);
+	assert_int_equal(L(f, 0, "172.16.10.1"), 7);
+	assert_int_equal(D(f, "172.16.10.0/25", 5, 0, false), 0);
+	assert_int_equal(L(f, 0, "172.16.10.1"), FIB_NH_NONE);
+	assert_int_equal(D(f, "172.16.10.0/25", 10, 0, false), 0);
+	assert_int_equal(L(f, 0, "172.16.10.1"), 5);
+	th = R("2001:db8:77::/48", 0, 1024, 0);
+	th.type = FIB_RT_THROW;
+	A(f, "2001:db8::/32", 8, 1024, 0);
+	assert_int_equal(fib_route_add(f, &th), 0);
+	assert_int_equal(L(f, 0, "2001:db8:77::1"), FIB_NH_NONE);
+	assert_int_equal(L(f, 0, "2001:db8:78::1"), 8);
 }
 
 static void

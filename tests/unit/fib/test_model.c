@@ -135,7 +135,17 @@ value_of(const struct model *m, const struct mroute *r)
 {
 	if (r == NULL)
 		return FIB_NH_NONE;
-	return r->type == FIB_RT_UNICAST ? r->nh : m->conf->type_nh[r->type];
+	switch (r->type) {
+	case FIB_RT_UNICAST:
+		return r->nh;
+	case FIB_RT_THROW:
+		return FIB_NH_NONE; /* a hole: no route there */
+	case FIB_RT_BROADCAST:      /* 0 in the conf: local's */
+		return m->conf->type_nh[FIB_RT_BROADCAST] ? m->conf->type_nh[FIB_RT_BROADCAST]
+							  : m->conf->type_nh[FIB_RT_LOCAL];
+	default:
+		return m->conf->type_nh[r->type];
+	}
 }
 
 static uint32_t
@@ -365,7 +375,8 @@ random_route(const struct model *m)
 	r.key = tk_random(m->af, tk_rnd) & tk_mask(r.len);
 	static const uint32_t metrics[] = {0, 1, 5, 1024};
 	r.metric = metrics[tk_rnd() % 4];
-	r.type = tk_rnd() % 5 == 0 ? (uint8_t)(FIB_RT_LOCAL + tk_rnd() % 4) : FIB_RT_UNICAST;
+	r.type = tk_rnd() % 5 == 0 ? (uint8_t)(FIB_RT_LOCAL + tk_rnd() % (FIB_RT_COUNT - 1))
+				   : FIB_RT_UNICAST;
 	r.nh = r.type == FIB_RT_UNICAST ? 1 + tk_rnd() % NNH : 0;
 	r.origin = (uint8_t)(tk_rnd() % 4);
 	return r;
@@ -405,6 +416,7 @@ run(uint8_t af, struct fib_conf conf, bool flips, unsigned int s)
 		conf.nh_down = model_down;
 		conf.nh_down_ctx = &m;
 	}
+	conf.type_nh[FIB_RT_THROW] = NH_LOCAL; /* ignored: a throw route installs no route */
 	struct fib *f = fib_create(&conf);
 	assert_non_null(f);
 	unsigned int nospc = 0, hinted = 0;

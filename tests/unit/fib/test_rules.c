@@ -276,6 +276,78 @@ test_ipv6(void **state)
 	assert_int_equal(fib_rule_add(f, &mixed), -EINVAL);
 }
 
+/* Throw routes, as Linux's: a hole in their table. A rule looking the
+ * table up goes on to the next rule there; main's throw, with no rule
+ * left, is no route; a more-specific inside a hole answers as usual. */
+static void
+test_throw(void **state)
+{
+	struct fib *f = *state;
+	A(f, "0.0.0.0/0", 60, 0, 100);
+	struct fib_route r = R("203.0.113.0/24", 0, 0, 100);
+	r.type = FIB_RT_THROW;
+	assert_int_equal(fib_route_add(f, &r), 0);
+	A(f, "203.0.113.128/25", 61, 0, 100);
+	A(f, "203.0.0.0/16", 12, 0, 0);
+	struct fib_rule all = rule4(100, NULL, NULL, FIB_RULE_TABLE, 100);
+	assert_int_equal(fib_rule_add(f, &all), 0);
+
+	assert_int_equal(L(f, 100, "203.0.113.5"), FIB_NH_NONE);
+	assert_int_equal(L(f, 100, "203.0.113.200"), 61);
+	assert_int_equal(L(f, 100, "203.0.114.1"), 60);
+	/* Thrown: on to main's /16. */
+	assert_int_equal(route4(f, "10.0.0.1", "203.0.113.5", 0, 0), 12);
+	assert_int_equal(route4(f, "10.0.0.1", "203.0.113.200", 0, 0), 61);
+	assert_int_equal(route4(f, "10.0.0.1", "203.0.114.1", 0, 0), 60);
+	struct fib_route got;
+	struct fib_prefix a = P("203.0.113.5/32");
+	assert_int_equal(fib_route_match(f, 100, &a, &got), 0);
+	assert_int_equal(got.type, FIB_RT_THROW);
+	assert_int_equal(got.dst.len, 24);
+
+	/* Main's throw under its /16, no rule after main: no route. With a
+	 * rule after main, that rule's table answers. */
+	r.table = 0;
+	r.dst = P("203.0.113.0/25");
+	assert_int_equal(fib_route_add(f, &r), 0);
+	assert_int_equal(fib_rule_del(f, &all), 0);
+	assert_int_equal(route4(f, "10.0.0.1", "203.0.113.5", 0, 0), FIB_NH_NONE);
+	assert_int_equal(route4(f, "10.0.0.1", "203.0.113.200", 0, 0), 12);
+	struct fib_rule after = rule4(40000, NULL, NULL, FIB_RULE_TABLE, 100);
+	assert_int_equal(fib_rule_add(f, &after), 0);
+	assert_int_equal(route4(f, "10.0.0.1", "203.0.113.5", 0, 0),
+			 FIB_NH_NONE); /* 100 throws too */
+	assert_int_equal(D(f, "203.0.113.0/24", 0, 100, true), 0);
+	assert_int_equal(route4(f, "10.0.0.1", "203.0.113.5", 0, 0), 60);
+
+	/* IPv6, the same hole. */
+	A(f, "2001:db8::/32", 20, 1024, 0);
+	A(f, "::/0", 22, 1024, 100);
+	r = R("2001:db8:1::/48", 0, 1024, 100);
+	r.type = FIB_RT_THROW;
+	assert_int_equal(fib_route_add(f, &r), 0);
+	struct fib_rule six = {.priority = 10,
+			       .family = FIB_AF_INET6,
+			       .action = FIB_RULE_TABLE,
+			       .dscp = FIB_DSCP_ANY,
+			       .iif = FIB_IIF_ANY,
+			       .src = {.family = FIB_AF_INET6},
+			       .dst = {.family = FIB_AF_INET6},
+			       .table = 100,
+			       .sport_hi = 0xffff,
+			       .dport_hi = 0xffff};
+	assert_int_equal(fib_rule_add(f, &six), 0);
+	struct fib_prefix src = P("2001:db8:9::1/128"), in = P("2001:db8:1::5/128"),
+			  out = P("2001:db8:2::5/128");
+	const struct fib_table *m = fib_table_lookup(f, 0);
+	struct fib_flow flow = {0};
+	assert_int_equal(
+		fib_rule_route6(f, src.addr.v6, in.addr.v6, &flow, fib_lookup6(m, in.addr.v6)), 20);
+	assert_int_equal(
+		fib_rule_route6(f, src.addr.v6, out.addr.v6, &flow, fib_lookup6(m, out.addr.v6)),
+		22);
+}
+
 /* ipproto and port ranges, as `ip rule add ipproto tcp dport 22`: the
  * protocol must match, a port must lie in its range (both ends count),
  * and a packet without ports (0) matches only a range holding 0. */
@@ -396,6 +468,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ipv6, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_goto, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_throw, setup, teardown),
 	};
 	return cmocka_run_group_tests_name("fib_rules", tests, NULL, NULL);
 }

@@ -337,7 +337,10 @@ random_route(struct fib *f, uint8_t af, bool add)
 	struct fib_route r = {.dst = random_prefix(af, len)};
 	r.table = tables[tk_rnd() % 4];
 	unsigned int k = tk_rnd() % 10;
-	r.type = k < 7 ? FIB_RT_UNICAST : k < 8 ? FIB_RT_LOCAL : FIB_RT_UNREACHABLE;
+	r.type = k < 7   ? FIB_RT_UNICAST
+		 : k < 8 ? FIB_RT_LOCAL
+		 : k < 9 ? FIB_RT_UNREACHABLE
+			 : FIB_RT_THROW;
 	r.nh = r.type == FIB_RT_UNICAST ? 1 + tk_rnd() % 12 : 0;
 	int rc = add ? fib_route_replace(f, &r) : fib_route_del(f, &r, true);
 	assert_true(rc == 0 || (!add && rc == -ENOENT));
