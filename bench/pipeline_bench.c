@@ -13,7 +13,9 @@
  * 4,096 distinct destinations, or a uniform spread over the table's
  * prefixes. Variants: a single route; the full table (its routes spread
  * over 8 gateways); the full table with one custom policy rule (that does
- * not match); the full table through an ECMP group of 4; and the
+ * not match); a rule sending every packet to another table, holding a
+ * default route only or the full table too (a VRF with its own feed);
+ * the full table through an ECMP group of 4; and the
  * 4,096 destinations copied in just before the timed part, as a copying
  * driver (memif, af_packet) hands a burst over: its stores are then still
  * draining, and each store of the stages waits behind them. Each figure
@@ -203,12 +205,12 @@ median_run(const struct dests *d, const char *label, bool copied)
 	return bench_median(v, opt.runs);
 }
 
-/* Route i through nh[i % n]. */
+/* Route i through nh[i % n], in table t (0: main). */
 static void
-add_routes(const struct prefix_list *pl, const uint32_t *nh, unsigned int n)
+add_routes(const struct prefix_list *pl, const uint32_t *nh, unsigned int n, uint32_t t)
 {
 	for (uint32_t i = 0; i < pl->n; i++) {
-		struct fib_route rt = {.dst = pl->p[i], .nh = nh[i % n]};
+		struct fib_route rt = {.dst = pl->p[i], .table = t, .nh = nh[i % n]};
 		int rc = fib_route_replace(r.fib, &rt);
 		if (rc < 0)
 			bench_die("route", rc);
@@ -245,7 +247,7 @@ family(uint8_t af, const char *file, const char *tag)
 	double single = median_run(&uni, "single", false);
 	printf("IPv%s single route            %6.2f cycles/packet\n", tag, single);
 	/* The full table. */
-	add_routes(&pl, gws, PIPE_GATEWAYS);
+	add_routes(&pl, gws, PIPE_GATEWAYS, 0);
 	double full = median_run(&uni, "full", false), full4k = median_run(&few, "4096", false);
 	printf("IPv%s full table, uniform     %6.2f cycles/packet\n", tag, full);
 	printf("IPv%s full table, 4096 dests  %6.2f cycles/packet\n", tag, full4k);
@@ -281,6 +283,16 @@ family(uint8_t af, const char *file, const char *tag)
 	fib_rule_del(r.fib, &ru);
 	fib_route_del(r.fib, &vdef, true);
 	printf("IPv%s rule to a small table   %6.2f cycles/packet\n", tag, vrf);
+	/* A rule that sends every packet to another table holding the full
+	 * table too, as a VRF with its own feed: main's answer goes unused
+	 * and each packet is looked up again there. */
+	ru.table = 102;
+	add_routes(&pl, gws, PIPE_GATEWAYS, 102);
+	if (fib_rule_add(r.fib, &ru) < 0)
+		bench_die("full table rule", EINVAL);
+	double vrf_full = median_run(&uni, "vrf_full", false);
+	fib_rule_del(r.fib, &ru);
+	printf("IPv%s rule to a full table    %6.2f cycles/packet\n", tag, vrf_full);
 	/* Through an ECMP group of 4. */
 	struct nh_member m[4];
 	for (int k = 0; k < 4; k++)
@@ -288,7 +300,7 @@ family(uint8_t af, const char *file, const char *tag)
 	uint32_t g;
 	if (nh_group_add(r.nh, m, 4, &g) < 0)
 		bench_die("group", ENOSPC);
-	add_routes(&pl, &g, 1);
+	add_routes(&pl, &g, 1, 0);
 	double ecmp = median_run(&uni, "ecmp", false);
 	printf("IPv%s full table, ECMP of 4   %6.2f cycles/packet\n", tag, ecmp);
 
@@ -306,6 +318,8 @@ family(uint8_t af, const char *file, const char *tag)
 	summary(key, ecmp);
 	snprintf(key, sizeof(key), "pipeline%s_small_table_cycles", tag);
 	summary(key, vrf);
+	snprintf(key, sizeof(key), "pipeline%s_full_table_rule_cycles", tag);
+	summary(key, vrf_full);
 	free(uni.a);
 	free(few.a);
 	prefix_list_free(&pl);

@@ -29,7 +29,7 @@
 #define NH_RULE_UNREACHABLE 32765u
 #define MAX_RULES 48
 #define OPS 3000
-#define PACKETS 64
+#define PACKETS 100 /* more than one of the bulk walk's chunks of 64 */
 
 struct model {
 	uint8_t af;
