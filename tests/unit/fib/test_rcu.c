@@ -15,6 +15,12 @@
  * hidden for the whole lookup by a longer route that was installed
  * before s0 and still present after the lookup. Any torn entry, freed
  * group or lost update shows up as a wrong answer.
+ *
+ * The rules runs route the reader's bursts as the datapath does (main,
+ * then the rules layer) through a rule that sends every packet to table
+ * 100, which holds the churned routes, while the writer also adds and
+ * deletes a rule that matches nothing: each rule change publishes a new
+ * rule set and retires the old one under the reader.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -65,6 +71,7 @@ static struct {
 	 * long slot, the IPv6 medium one: promote), while the reader reads
 	 * it. */
 	bool emptying;
+	bool rules;
 	uint32_t table;
 } g;
 
@@ -242,11 +249,33 @@ long_call(const struct fib_table *t, struct long_call *c, unsigned int id)
 	g.lookups[id] += LONG_CALL;
 }
 
+/* The rules runs' reader: main answered nh for the burst's addresses
+ * (dst4/dst6, sources 0, an empty flow); the rules layer routes them
+ * on, through the set published now. */
+static void
+route_rules_burst(uint32_t *nh, const uint32_t *dst4, const uint8_t *const *dst6)
+{
+	static const uint8_t zero6[16];
+	uint32_t src4[BURST] = {0};
+	const uint8_t *src6[BURST];
+	struct fib_flow flow[BURST];
+	memset(flow, 0, sizeof(flow));
+	for (unsigned int i = 0; i < BURST; i++)
+		src6[i] = zero6;
+	const struct fib_rule_set *set = fib_rules_get(g.fib, g.af);
+	if (set == NULL)
+		return; /* never: the rule to table 100 stays */
+	if (g.af == FIB_AF_INET)
+		fib_rule_route4_bulk(g.fib, set, src4, dst4, flow, nh, BURST);
+	else
+		fib_rule_route6_bulk(g.fib, set, src6, dst6, flow, nh, BURST);
+}
+
 static void *
 reader(void *arg)
 {
 	unsigned int id = (unsigned int)(uintptr_t)arg, seed = id * 7919 + 1;
-	const struct fib_table *t = fib_table_lookup(g.fib, g.table);
+	const struct fib_table *t = fib_table_lookup(g.fib, g.rules ? FIB_TABLE_MAIN : g.table);
 	struct fib_prefix a[BURST];
 	uint32_t dst4[BURST], nh[BURST], cur_after[BURST][3];
 	const uint8_t *dst6[BURST];
@@ -274,6 +303,8 @@ reader(void *arg)
 			fib_lookup4_bulk(t, dst4, nh, BURST);
 		else
 			fib_lookup6_bulk(t, dst6, nh, BURST);
+		if (g.rules)
+			route_rules_burst(nh, dst4, dst6);
 		/* Loads after the lookup stay after it (x86 keeps loads in
 		 * order; the fence keeps the compiler from moving them). */
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
@@ -325,11 +356,12 @@ id_put(uint32_t id, uint32_t op)
 }
 
 static void
-run(uint8_t af, bool emptying)
+run(uint8_t af, bool emptying, bool rules)
 {
 	memset(&g, 0, sizeof(g));
 	g.af = af;
 	g.emptying = emptying;
+	g.rules = rules;
 	make_slots(af);
 	size_t sz = rte_rcu_qsbr_get_memsize(READERS);
 	g.qsbr = aligned_alloc(RTE_CACHE_LINE_SIZE, (sz + 63) & ~(size_t)63);
@@ -340,13 +372,34 @@ run(uint8_t af, bool emptying)
 	/* Small tables grow once they use more than one group: in IPv4
 	 * (16-8-8) the /20 slot takes one, the /28 one more. */
 	conf.small_table_groups = 1;
-	g.table = emptying ? 100 : FIB_TABLE_MAIN;
+	g.table = emptying || rules ? 100 : FIB_TABLE_MAIN;
 	g.fib = fib_create(&conf);
 	assert_non_null(g.fib);
 	struct fib_route def = {.dst = {.family = af}, .nh = 1};
+	/* Every packet to table 100; a rule that matches nothing (sources
+	 * are 0) comes and goes. */
+	struct fib_rule to100 = {.priority = 100,
+				 .family = af,
+				 .action = FIB_RULE_TABLE,
+				 .table = 100,
+				 .dscp = FIB_DSCP_ANY,
+				 .iif = FIB_IIF_ANY,
+				 .src = {.family = af},
+				 .dst = {.family = af},
+				 .sport_hi = 0xffff,
+				 .dport_hi = 0xffff};
+	struct fib_rule other = to100;
+	other.priority = 50;
+	other.action = FIB_RULE_BLACKHOLE;
+	other.src = P(af == FIB_AF_INET ? "198.18.0.0/15" : "2001:db8::/32");
+	bool other_on = false;
 	if (!emptying)
 		assert_int_equal(fib_route_add(g.fib, &def), 0);
-	else {
+	if (rules) {
+		def.table = g.table;
+		assert_int_equal(fib_route_add(g.fib, &def), 0);
+		assert_int_equal(fib_rule_add(g.fib, &to100), 0);
+	} else if (emptying) {
 		/* The table the reader looks up must exist before it starts. */
 		def.table = g.table;
 		assert_int_equal(fib_route_add(g.fib, &def), 0);
@@ -361,7 +414,7 @@ run(uint8_t af, bool emptying)
 
 	uint32_t op = 0;
 	unsigned int seed = 12345;
-	uint64_t end = now_ns() + RUN_NS, ops = 0, empties = 0, growths = 0;
+	uint64_t end = now_ns() + RUN_NS, ops = 0, empties = 0, growths = 0, sets = 0;
 	uint64_t was = 0; /* first-level bytes of table 100 after the last operation */
 	static const unsigned int chain[] = {0, 1, 17}; /* the short, a medium, a long */
 	while (now_ns() < end) {
@@ -402,6 +455,13 @@ run(uint8_t af, bool emptying)
 			growths += was < (1u << 20) && st.tbl24_bytes >= (1u << 20);
 			was = st.tbl24_bytes;
 		}
+		if (rules && rand_r(&seed) % 4 == 0) {
+			assert_int_equal(other_on ? fib_rule_del(g.fib, &other)
+						  : fib_rule_add(g.fib, &other),
+					 0);
+			other_on = !other_on;
+			sets++;
+		}
 		__atomic_store_n(&g.seq, 2 * op + 2, __ATOMIC_RELEASE);
 		op++;
 		ops++;
@@ -414,14 +474,16 @@ run(uint8_t af, bool emptying)
 		lookups += g.lookups[i];
 		errors += g.errors[i];
 	}
-	print_message("%s: %llu updates (%llu emptied the table, %llu grew it), %llu checked "
-		      "lookups, %llu wrong answers\n",
+	print_message("%s: %llu updates (%llu emptied the table, %llu grew it, %llu rule sets "
+		      "replaced), %llu checked lookups, %llu wrong answers\n",
 		      af == FIB_AF_INET ? "IPv4" : "IPv6", (unsigned long long)ops,
 		      (unsigned long long)empties, (unsigned long long)growths,
-		      (unsigned long long)lookups, (unsigned long long)errors);
+		      (unsigned long long)sets, (unsigned long long)lookups,
+		      (unsigned long long)errors);
 	/* Each growth fills a 32 or 64 MiB first level: fewer operations. */
 	assert_true(ops > (emptying ? 200u : 1000u));
 	assert_true(!emptying || (empties > 20 && growths > 20));
+	assert_true(!rules || sets > 100);
 	assert_true(lookups > 1000);
 	assert_int_equal(errors, 0);
 	fib_free(g.fib);
@@ -432,14 +494,14 @@ static void
 test_rcu_ipv4(void **state)
 {
 	(void)state;
-	run(FIB_AF_INET, false);
+	run(FIB_AF_INET, false, false);
 }
 
 static void
 test_rcu_ipv6(void **state)
 {
 	(void)state;
-	run(FIB_AF_INET6, false);
+	run(FIB_AF_INET6, false, false);
 }
 
 /* The same while the table empties and refills: readers meet first
@@ -448,24 +510,39 @@ static void
 test_rcu_emptying_ipv4(void **state)
 {
 	(void)state;
-	run(FIB_AF_INET, true);
+	run(FIB_AF_INET, true, false);
 }
 
 static void
 test_rcu_emptying_ipv6(void **state)
 {
 	(void)state;
-	run(FIB_AF_INET6, true);
+	run(FIB_AF_INET6, true, false);
+}
+
+/* The same through the rules layer into table 100, rule sets replaced
+ * under the reader. */
+static void
+test_rcu_rules_ipv4(void **state)
+{
+	(void)state;
+	run(FIB_AF_INET, false, true);
+}
+
+static void
+test_rcu_rules_ipv6(void **state)
+{
+	(void)state;
+	run(FIB_AF_INET6, false, true);
 }
 
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_rcu_ipv4),
-		cmocka_unit_test(test_rcu_ipv6),
-		cmocka_unit_test(test_rcu_emptying_ipv4),
-		cmocka_unit_test(test_rcu_emptying_ipv6),
+		cmocka_unit_test(test_rcu_ipv4),          cmocka_unit_test(test_rcu_ipv6),
+		cmocka_unit_test(test_rcu_emptying_ipv4), cmocka_unit_test(test_rcu_emptying_ipv6),
+		cmocka_unit_test(test_rcu_rules_ipv4),    cmocka_unit_test(test_rcu_rules_ipv6),
 	};
 	return cmocka_run_group_tests_name("fib_rcu", tests, NULL, NULL);
 }
