@@ -562,7 +562,8 @@ route_bulk(const struct rule_walk *w, const uint32_t *src4, const uint32_t *dst4
 	   const uint8_t *const *src6, const uint8_t *const *dst6, const struct fib_flow *flow,
 	   uint32_t *nh, unsigned int n, bool ports)
 {
-	struct rule_pending q = {.n = 0};
+	struct rule_pending q;
+	q.n = 0; /* only n: an initializer would clear the arrays each call */
 	for (unsigned int i = 0; i < n; i++) {
 		if (nh[i] == w->local_nh)
 			continue;
