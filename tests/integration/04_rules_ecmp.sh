@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Policy routing by source and by protocol and port, and ECMP over two gateways with a resilient
-# nexthop group: many UDP flows split within 15% of half each, every flow
-# on one path only, nothing lost.
+# Policy routing by source and by protocol and port, a throw route's hole
+# in a table, and ECMP over two gateways with a resilient nexthop group:
+# many UDP flows split within 15% of half each, every flow on one path
+# only, nothing lost.
 . "$(dirname "$0")/lib.sh"
 three_hosts
 start_router
@@ -9,15 +10,22 @@ start_router
 check "h2 reachable" ns_exec h1 ping -c 2 -i 0.2 -W 2 198.51.100.2
 check "h3 reachable" ns_exec h1 ping -c 2 -i 0.2 -W 2 198.18.0.2
 
+# two_sends PORT2 PORT3 DST PORT SRC DST PORT SRC: h2 and h3 receive on
+# PORT2 and PORT3 while h1 sends five flows of four packets to each
+# (DST, PORT) from SRC; each section then counts what arrived where.
+two_sends() {
+	receive h2 "$1" 4
+	receive h3 "$2" 4
+	flows send "$3" "$4" 5 4 "$5" 200 >/dev/null
+	flows send "$6" "$7" 5 4 "$8" 200 >/dev/null
+	wait_bg
+}
+
 echo "a policy rule by source"
 rc route add 203.0.113.0/24 via 198.51.100.2
 rc route add 203.0.113.0/24 via 198.18.0.2 table 100
 check "rule from 192.0.2.3 lookup 100" rc rule add priority 100 from 192.0.2.3/32 table 100
-receive h2 5000 4
-receive h3 5000 4
-flows send 203.0.113.1 5000 5 4 192.0.2.2 200 >/dev/null
-flows send 203.0.113.1 5000 5 4 192.0.2.3 200 >/dev/null
-wait_bg
+two_sends 5000 5000 203.0.113.1 5000 192.0.2.2 203.0.113.1 5000 192.0.2.3
 check "h2 got 192.0.2.2's packets, all of them" test "$(grep -c '^192.0.2.2 ' "$WORK/h2.rx")" -eq 20
 check "h3 got 192.0.2.3's packets, all of them" test "$(grep -c '^192.0.2.3 ' "$WORK/h3.rx")" -eq 20
 check "and not the other's" test "$(grep -c '^192.0.2.3 ' "$WORK/h2.rx"; grep -c '^192.0.2.2 ' "$WORK/h3.rx")" = "$(printf '0\n0')"
@@ -32,11 +40,7 @@ expect_out "route get: thrown on to main" "203.0.113.129 from 192.0.2.2 via 198.
 expect_out "route get: the rest by table 100" "203.0.113.1 from 192.0.2.2 via 198.18.0.2" \
 	rc route get 203.0.113.1 from 192.0.2.2 iif port0
 ns_exec h2 ip addr add 203.0.113.129/32 dev lo
-receive h2 5000 4
-receive h3 5000 4
-flows send 203.0.113.129 5000 5 4 192.0.2.2 200 >/dev/null
-flows send 203.0.113.1 5000 5 4 192.0.2.2 200 >/dev/null
-wait_bg
+two_sends 5000 5000 203.0.113.129 5000 192.0.2.2 203.0.113.1 5000 192.0.2.2
 check "the hole's packets by main to h2, all of them" test "$(grep -c '^192.0.2.2 ' "$WORK/h2.rx")" -eq 20
 check "the rest by table 100 to h3, all of them" test "$(grep -c '^192.0.2.2 ' "$WORK/h3.rx")" -eq 20
 ns_exec h2 ip addr del 203.0.113.129/32 dev lo
@@ -59,11 +63,7 @@ expect_out "a backward goto refused" "goto 50 is not after the rule's priority 9
 	bash -c "! $BUILD/app/routerctl -S $SOCK rule add priority 95 goto 50"
 expect_out "ECN bits refused in tos" "has ECN bits set" \
 	bash -c "! $BUILD/app/routerctl -S $SOCK rule add priority 96 tos 0x29 goto 32766"
-receive h2 5000 4
-receive h3 5000 4
-flows send 203.0.113.1 5000 5 4 192.0.2.2 200 >/dev/null
-flows send 203.0.113.1 5000 5 4 192.0.2.3 200 >/dev/null
-wait_bg
+two_sends 5000 5000 203.0.113.1 5000 192.0.2.2 203.0.113.1 5000 192.0.2.3
 check "192.0.2.3 jumped to main: h2, all of it" test "$(grep -c '^192.0.2.3 ' "$WORK/h2.rx")" -eq 20
 check "192.0.2.2 by rule 100: h3, all of it" test "$(grep -c '^192.0.2.2 ' "$WORK/h3.rx")" -eq 20
 check "rule del goto" rc rule del priority 90 from 192.0.2.3/32 goto 32766
@@ -84,11 +84,7 @@ expect_out "route get with another port" "203.0.113.1 from 192.0.2.2 via 198.51.
 	rc route get 203.0.113.1 from 192.0.2.2 iif port0 ipproto udp dport 5000
 expect_out "ports need a protocol that has them" "sport and dport need ipproto" \
 	bash -c "! $BUILD/app/routerctl -S $SOCK rule add dport 22 table 100"
-receive h2 5000 4
-receive h3 5001 4
-flows send 203.0.113.1 5000 5 4 192.0.2.2 200 >/dev/null
-flows send 203.0.113.1 5001 5 4 192.0.2.2 200 >/dev/null
-wait_bg
+two_sends 5000 5001 203.0.113.1 5000 192.0.2.2 203.0.113.1 5001 192.0.2.2
 check "port 5000 by main to h2, all of it" test "$(grep -c '^192.0.2.2 ' "$WORK/h2.rx")" -eq 20
 check "port 5001 by the rule to h3, all of it" test "$(grep -c '^192.0.2.2 ' "$WORK/h3.rx")" -eq 20
 check "rule del" rc rule del ipproto udp dport 5001 table 100

@@ -9,22 +9,34 @@
 #include "fib_test.h"
 
 static struct fib_rule
-rule4(uint32_t prio, const char *from, const char *to, uint8_t action, uint32_t table)
+rule_of(uint8_t af, uint32_t prio, const char *from, const char *to, uint8_t action, uint32_t table)
 {
 	struct fib_rule r = {.priority = prio,
-			     .family = FIB_AF_INET,
+			     .family = af,
 			     .action = action,
 			     .dscp = FIB_DSCP_ANY,
 			     .iif = FIB_IIF_ANY,
 			     .table = table,
 			     .sport_hi = 0xffff,
 			     .dport_hi = 0xffff};
-	r.src.family = r.dst.family = FIB_AF_INET;
+	r.src.family = r.dst.family = af;
 	if (from)
 		r.src = P(from);
 	if (to)
 		r.dst = P(to);
 	return r;
+}
+
+static struct fib_rule
+rule4(uint32_t prio, const char *from, const char *to, uint8_t action, uint32_t table)
+{
+	return rule_of(FIB_AF_INET, prio, from, to, action, table);
+}
+
+static struct fib_rule
+rule6(uint32_t prio, const char *from, const char *to, uint8_t action, uint32_t table)
+{
+	return rule_of(FIB_AF_INET6, prio, from, to, action, table);
 }
 
 static uint32_t
@@ -244,15 +256,8 @@ test_ipv6(void **state)
 	assert_int_equal(fib_route_add(f, &r), 0);
 	r = R("2001:db8::/32", 21, 1024, 200);
 	assert_int_equal(fib_route_add(f, &r), 0);
-	struct fib_rule rule = {.priority = 10,
-				.family = FIB_AF_INET6,
-				.action = FIB_RULE_TABLE,
-				.dscp = FIB_DSCP_ANY,
-				.iif = FIB_IIF_ANY,
-				.src = P("fd00::/8"),
-				.dst = {.family = FIB_AF_INET6},
-				.table = 200,
-				.ipproto = IPPROTO_UDP}; /* ports 0-0: any */
+	struct fib_rule rule = rule6(10, "fd00::/8", NULL, FIB_RULE_TABLE, 200);
+	rule.ipproto = IPPROTO_UDP;
 	assert_int_equal(fib_rule_add(f, &rule), 0);
 	assert_true(fib_rules_active(f, FIB_AF_INET6));
 	assert_false(fib_rule_set_ports(fib_rules_get(f, FIB_AF_INET6))); /* a protocol alone */
@@ -326,16 +331,7 @@ test_throw(void **state)
 	r = R("2001:db8:1::/48", 0, 1024, 100);
 	r.type = FIB_RT_THROW;
 	assert_int_equal(fib_route_add(f, &r), 0);
-	struct fib_rule six = {.priority = 10,
-			       .family = FIB_AF_INET6,
-			       .action = FIB_RULE_TABLE,
-			       .dscp = FIB_DSCP_ANY,
-			       .iif = FIB_IIF_ANY,
-			       .src = {.family = FIB_AF_INET6},
-			       .dst = {.family = FIB_AF_INET6},
-			       .table = 100,
-			       .sport_hi = 0xffff,
-			       .dport_hi = 0xffff};
+	struct fib_rule six = rule6(10, NULL, NULL, FIB_RULE_TABLE, 100);
 	assert_int_equal(fib_rule_add(f, &six), 0);
 	struct fib_prefix src = P("2001:db8:9::1/128"), in = P("2001:db8:1::5/128"),
 			  out = P("2001:db8:2::5/128");
