@@ -88,9 +88,11 @@ struct fib_conf {
 	uint32_t groups6;
 	/* Tables other than main start with a first level of 2^16 entries
 	 * per family (128 KiB for IPv4, 256 KiB for IPv6) and one level of
-	 * groups more, and take the 2^24-entry one (32 / 64 MiB) once a
-	 * family uses more than this many groups (docs/fib.md, "Tables"). 0
-	 * picks the default, 4096; UINT32_MAX: every table full size. */
+	 * groups more, take the 2^24-entry one (32 / 64 MiB) once a family
+	 * uses more than this many groups, and the small one again when
+	 * deletes bring it to a quarter of them and it fits in half
+	 * (docs/fib.md, "Tables"). 0 picks the default, 4096; UINT32_MAX:
+	 * every table full size. */
 	uint32_t small_table_groups;
 	/* Lookup result installed for routes and rule actions of each
 	 * non-unicast type (local, blackhole, unreachable, prohibit,

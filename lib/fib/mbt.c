@@ -155,7 +155,7 @@ mbt_init(struct mbt *m, unsigned int levels, unsigned int esize, uint32_t ngroup
 	m->small_groups = small_groups;
 	m->esize = (uint8_t)esize;
 	m->ngroups = ngroups;
-	m->fresh = m->nfree = m->used = 0;
+	m->fresh = m->nfree = m->used = m->retiring = m->shrink_at = 0;
 	m->reserve = ngroups / 64 < MBT_DELETE_RESERVE ? ngroups / 64 : MBT_DELETE_RESERVE;
 	m->defer = defer;
 	m->own_tbl24 = false;
@@ -211,6 +211,23 @@ group_release(void *ctx, uint32_t g)
 	struct mbt *m = ctx;
 	m->free_stack[m->nfree++] = g;
 	m->used--;
+	m->retiring--;
+}
+
+/* Writer: queue group g, which no reader can reach any more, for reuse
+ * after its grace period. Cannot fail: room was reserved. */
+static void
+group_retire(struct mbt *m, uint32_t g)
+{
+	m->retiring++;
+	(void)defer_push(m->defer, group_release, m, g);
+}
+
+/* Groups in use, not counting those awaiting their grace period. */
+static inline uint32_t
+groups_live(const struct mbt *m)
+{
+	return m->used - m->retiring;
 }
 
 /* Writer: queue an unpublished group and all groups below it. Cannot
@@ -226,7 +243,7 @@ free_subtree(struct mbt *m, uint32_t ext_entry, unsigned int level)
 				free_subtree(m, e, level + 1);
 		}
 	}
-	(void)defer_push(m->defer, group_release, m, ext_entry >> 1);
+	group_retire(m, ext_entry >> 1);
 }
 
 /* True, with the value, when every entry of a group holds one nexthop. */
@@ -355,7 +372,7 @@ write_partial(struct mbt *m, void *tbl, unsigned int level, uint32_t i, fib_key_
 	if (group_uniform(m, child, &u)) {
 		/* Merge a group that now says one thing everywhere. */
 		ent_put(m, tbl, i, u);
-		(void)defer_push(m->defer, group_release, m, e >> 1);
+		group_retire(m, e >> 1);
 	}
 }
 
@@ -478,6 +495,7 @@ mbt_release(struct mbt *m)
 	 * way: the old table holds only zeros too). */
 	__atomic_store_n(&m->tbl24, zero_tbl24(), __ATOMIC_RELEASE);
 	m->own_tbl24 = false;
+	m->shrink_at = 0;
 	(void)defer_push(m->defer, tbl24_free, old, arg);
 	(void)defer_push(m->defer, pool_trim, m, 0);
 	return 0;
@@ -530,9 +548,79 @@ promote(struct mbt *m)
 	for (uint32_t x = 0; x < MBT_SMALL_SIZE; x++) {
 		uint32_t e = ent_get(m, small, x);
 		if (e & MBT_EXT)
-			(void)defer_push(m->defer, group_release, m, e >> 1);
+			group_retire(m, e >> 1);
 	}
 	(void)defer_push(m->defer, tbl24_free, (void *)small, m->esize | SMALL_ARG);
+}
+
+/* Whether the 256 first-level entries of /16 x (a full level's) hold
+ * one value and no group, and which: IPv4 reads its summary, IPv6 the
+ * entries. */
+static bool
+run_uniform(const struct mbt *m, const void *big, uint32_t x, uint32_t *val)
+{
+	if (m->esize == MBT_ESIZE4) {
+		uint16_t s = ((const uint16_t *)big)[MBT_SUM4_OFF + x];
+		*val = s;
+		return !(s & MBT_EXT);
+	}
+	const uint32_t *e = (const uint32_t *)big + ((size_t)x << MBT_GROUP_BITS);
+	uint32_t v = e[0];
+	if (v & MBT_EXT)
+		return false;
+	for (uint32_t k = 1; k < MBT_GROUP_SIZE; k++)
+		if (e[k] != v)
+			return false;
+	*val = v;
+	return true;
+}
+
+/*
+ * Writer: a grown table whose groups have fallen to a quarter of
+ * small_groups takes the small form again, promote's inverse: small
+ * entry x holds the value of /16 x when its 256 first-level entries all
+ * hold that one, else leads to a new group holding those 256 entries as
+ * they are (the groups below shared). It needs a group for each mixed
+ * /16 and is made only when the table then uses at most half of
+ * small_groups, so that it does not flap between the forms. Built
+ * whole, published by one release store, the full level retired
+ * through the defer queue. Without room it stays full, which is
+ * correct, only larger.
+ */
+static void
+demote(struct mbt *m)
+{
+	void *big = first_level(m);
+	uint32_t budget = m->small_groups / 2, v;
+	if (groups_live(m) > budget)
+		return;
+	budget -= groups_live(m);
+	if (budget > groups_available(m, false))
+		budget = groups_available(m, false);
+	/* IPv6 reads its 64 MiB level for this: stop at the first /16 over
+	 * the budget. */
+	uint32_t mixed = 0;
+	for (uint32_t x = 0; x < MBT_SMALL_SIZE && mixed <= budget; x++)
+		mixed += !run_uniform(m, big, x, &v);
+	if (mixed > budget || defer_reserve(m->defer, 1) < 0)
+		return;
+	void *small = tbl24_alloc(m->esize, true);
+	if (small == NULL)
+		return;
+	const size_t run = (size_t)MBT_GROUP_SIZE * m->esize;
+	for (uint32_t x = 0; x < MBT_SMALL_SIZE; x++) {
+		/* Plain stores: no reader sees this level or its new groups
+		 * yet. */
+		if (run_uniform(m, big, x, &v)) {
+			ent_put(m, small, x, v);
+			continue;
+		}
+		uint32_t g = group_alloc(m);
+		memcpy(group_at(m, g), (uint8_t *)big + x * run, run);
+		ent_put(m, small, x, (g << 1) | MBT_EXT);
+	}
+	__atomic_store_n(&m->tbl24, (void *)((uintptr_t)small | MBT_SMALL_TAG), __ATOMIC_RELEASE);
+	(void)defer_push(m->defer, tbl24_free, big, m->esize);
 }
 
 /* What the IPv4 summary says of a /16 whose 256 first-level entries are
@@ -606,9 +694,26 @@ mbt_write(struct mbt *m, const struct mbt_range *r, uint32_t n, uint32_t nh, boo
 		if (has_summary(m))
 			summary_write(m, r[i].lo, r[i].hi, val);
 	}
-	if (is_small(m) && m->used > m->small_groups)
+	if (is_small(m) && groups_live(m) > m->small_groups)
 		promote(m);
 	return 0;
+}
+
+void
+mbt_routes(struct mbt *m, uint32_t routes, bool deleted)
+{
+	if (m->small_groups == 0)
+		return;
+	if (!deleted) {
+		if (routes / 2 > m->shrink_at)
+			m->shrink_at = routes / 2;
+		return;
+	}
+	if (routes > m->shrink_at || routes == 0)
+		return;
+	m->shrink_at = routes / 2;
+	if (!is_small(m) && m->own_tbl24 && groups_live(m) <= m->small_groups / 4)
+		demote(m);
 }
 
 uint32_t

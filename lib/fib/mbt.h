@@ -109,8 +109,10 @@ struct mbt {
 	uint32_t nfree;              /* groups on free_stack */
 	uint32_t *free_stack;        /* released groups, ready for reuse */
 	uint32_t used;               /* groups published or awaiting their grace period */
-	uint32_t reserve;            /* groups only deletes may take (mbt_write) */
-	bool own_tbl24;              /* tbl24 is ours, not the shared zero table */
+	uint32_t retiring;           /* of those, awaiting it */
+	uint32_t shrink_at; /* routes at which a delete tries the small form (mbt_routes) */
+	uint32_t reserve;   /* groups only deletes may take (mbt_write) */
+	bool own_tbl24;     /* tbl24 is ours, not the shared zero table */
 	struct defer *defer;
 };
 
@@ -151,6 +153,16 @@ int mbt_write(struct mbt *m, const struct mbt_range *r, uint32_t n, uint32_t nh,
  * defer queue could not grow: the family keeps its memory, and works).
  */
 int mbt_release(struct mbt *m);
+
+/*
+ * The family's route count after an add (deleted false) or a delete.
+ * A structure that may be small and has grown takes the small form again
+ * once its groups have fallen to a quarter of small_groups and its mixed
+ * /16s fit (mbt.c, demote). A try reads the first level (IPv6's is 64
+ * MiB), so deletes try only as the count halves: at half its peak, then
+ * at half the count of the last try; adds never try.
+ */
+void mbt_routes(struct mbt *m, uint32_t routes, bool deleted);
 
 /* Bytes of the first level (and IPv4 summary) the structure owns now. */
 size_t mbt_first_level_bytes(const struct mbt *m);

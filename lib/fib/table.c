@@ -234,6 +234,7 @@ table_route_add(struct fib_table *t, const struct fib_route *nr, bool replace)
 		return rc;
 	}
 	f.rib->nroutes++;
+	mbt_routes(f.mbt, f.rib->nroutes, false);
 	return 0;
 }
 
@@ -265,6 +266,8 @@ table_route_del(struct fib_table *t, const struct fib_route *key, bool any_metri
 	rib_prune(f.rib, n);
 	if (--f.rib->nroutes == 0)
 		family_emptied(f);
+	else
+		mbt_routes(f.mbt, f.rib->nroutes, true);
 	return 0;
 }
 

@@ -162,6 +162,24 @@ bytes300() { rc -j stats | grep -o '"fib.table300.bytes":[0-9]*' | cut -d: -f2; 
 # for IPv4 and 256 KiB for IPv6 (docs/fib.md, "Tables").
 check "... its first levels among them (small: 384 KiB to 1 MiB)" \
 	test "$(bytes300)" -ge $((384 << 10)) -a "$(bytes300)" -lt $((1 << 20))
+# /24s in 5,120 /16s need more than its 4,096 groups: the table grows
+# to the full first level (32 MiB); deleting all but 8 of them takes it
+# back to the small one (docs/fib.md).
+for a in $(seq 20 39); do for b in $(seq 0 255); do
+	echo "route add $a.$b.7.0/24 via 198.51.100.3 table 300"
+done; done >"$WORK/grow300"
+check "5,120 routes in table 300" rc -b "$WORK/grow300"
+check "... grown: a full first level" test "$(bytes300)" -ge $((32 << 20))
+sed -e 's/^route add/route del/' -e '/^route del 20\.[0-7]\.7\.0/d' "$WORK/grow300" >"$WORK/shrink300"
+check "all but 8 deleted" rc -b "$WORK/shrink300"
+expect_out "... 8 left, and the /16" '^fib +table300.routes4 +9$' rc stats
+# (first levels, groups and RIB together: 1.8 MiB when written)
+check "... small again (under 4 MiB, where its full first level alone was 32)" \
+	test "$(bytes300)" -lt $((4 << 20))
+rc rule add priority 300 from 10.30.99.0/24 table 300
+expect_out "... and its lookups still answer" "20.7.7.1 from 10.30.99.1 via 198.51.100.3 dev port1" \
+	rc route get 20.7.7.1 from 10.30.99.1 iif port0
+rc rule del priority 300 from 10.30.99.0/24 table 300
 rc route flush table 300
 check "a flushed table gives its memory back (0 bytes)" test "$(bytes300)" -eq 0
 expect_out "... and shows no routes" '"fib.table300.routes4":0,"fib.table300.routes6":0,' \

@@ -298,7 +298,8 @@ same_answers(const struct fib *f, uint32_t a, uint32_t b, const struct fib_prefi
 
 /* A small table answers as main does: while small (a limit it never
  * reaches), and across its growth into a full-size first level (limit 8
- * groups), after deletes and after emptying and filling again. */
+ * groups), after deletes, when deletes take it back to the small form
+ * (IPv4, at 2 groups) and after emptying and filling again. */
 static void
 test_small_tables(void **state)
 {
@@ -335,7 +336,9 @@ test_small_tables(void **state)
 				}
 				assert_int_equal(promoted, l == 1);
 				same_answers(f, FIB_TABLE_MAIN, 100, p, n);
-				/* Every other one deleted, then the rest. */
+				/* Every other one deleted, then the rest: the grown
+				 * table takes the small form again on the way. */
+				bool shrank = false;
 				for (int pass = 0; pass < 2; pass++) {
 					for (unsigned int i = (unsigned int)pass; i < n; i += 2) {
 						struct fib_route rm = {.dst = p[i],
@@ -344,9 +347,20 @@ test_small_tables(void **state)
 						rs.table = 100;
 						assert_int_equal(fib_route_del(f, &rm, true), 0);
 						assert_int_equal(fib_route_del(f, &rs, true), 0);
+						uint64_t b = mem_of(f, 100).tbl24_bytes;
+						bool now = b > ((uint64_t)1 << 20);
+						if (promoted && !now && b > 0) {
+							same_answers(f, FIB_TABLE_MAIN, 100, p, n);
+							shrank = true;
+						}
+						promoted = now;
 					}
 					same_answers(f, FIB_TABLE_MAIN, 100, p, n);
 				}
+				/* IPv6's deep prefixes keep more than 2 groups
+				 * to the end (fib_model sees IPv6 shrink). */
+				if (fam == FIB_AF_INET)
+					assert_int_equal(shrank, l == 1);
 				assert_int_equal(mem_of(f, 100).tbl24_bytes, 0);
 			}
 		}

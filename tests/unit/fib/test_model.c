@@ -404,6 +404,27 @@ shorter_first(const void *x, const void *y)
 	return (a->len > b->len) - (a->len < b->len);
 }
 
+/* Table 100's form, small (a first level under 1 MiB) or grown, and
+ * how often it changed. */
+struct form {
+	bool grown;
+	unsigned int grew, shrank;
+};
+
+/* @return whether the form changed. */
+static bool
+track_form(const struct fib *f, struct form *s)
+{
+	struct fib_mem_stats st;
+	if (fib_table_mem(f, 100, &st) != 0 || st.tbl24_bytes == 0)
+		return false; /* no table, or no route in the family */
+	bool now = st.tbl24_bytes >= (1u << 20), changed = now != s->grown;
+	s->grew += now && !s->grown;
+	s->shrank += !now && s->grown;
+	s->grown = now;
+	return changed;
+}
+
 static void
 run(uint8_t af, struct fib_conf conf, bool flips, unsigned int s)
 {
@@ -420,6 +441,7 @@ run(uint8_t af, struct fib_conf conf, bool flips, unsigned int s)
 	struct fib *f = fib_create(&conf);
 	assert_non_null(f);
 	unsigned int nospc = 0, hinted = 0;
+	struct form form = {0};
 
 	for (unsigned int op = 0; op < OPS; op++) {
 		unsigned int dice = tk_rnd() % 100;
@@ -512,6 +534,8 @@ run(uint8_t af, struct fib_conf conf, bool flips, unsigned int s)
 			check_table(f, &m, 0, op);
 			check_table(f, &m, 100, op);
 		}
+		if (track_form(f, &form))
+			check_table(f, &m, 100, op); /* the whole table in its new form */
 	}
 	check_table(f, &m, 0, OPS);
 	check_table(f, &m, 100, OPS);
@@ -541,9 +565,15 @@ run(uint8_t af, struct fib_conf conf, bool flips, unsigned int s)
 			refused = 0;
 		}
 		check_one(f, &m, r.table, r.key, OPS);
+		if (track_form(f, &form))
+			check_table(f, &m, 100, OPS);
 	}
 	check_table(f, &m, 0, OPS + 1);
 	check_table(f, &m, 100, OPS + 1);
+	print_message("IPv%c seed %u: table 100 grew %u times and shrank back %u times\n",
+		      af == FIB_AF_INET ? '4' : '6', used, form.grew, form.shrank);
+	if (conf.small_table_groups >= 16)
+		assert_true(form.grew > 0 && form.shrank > 0); /* the configuration for both */
 	fib_free(f);
 }
 
@@ -581,6 +611,18 @@ test_small_tables_grow(void **state)
 	run(FIB_AF_INET6, c, true, 3);
 }
 
+/* Table 100 grows past 24 groups and shrinks back to its small form
+ * (at 6 groups, when the mixed /16s fit) again and again. */
+static void
+test_small_tables_shrink(void **state)
+{
+	(void)state;
+	struct fib_conf c = test_conf();
+	c.small_table_groups = 24;
+	run(FIB_AF_INET, c, true, 5);
+	run(FIB_AF_INET6, c, true, 5);
+}
+
 /* So few groups that writes are refused: each refusal must leave the
  * table exactly as it was (checked by everything after it). Nothing goes
  * down here: a refused fib_sync_down leaves routes down that the model
@@ -602,6 +644,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_default),
 		cmocka_unit_test(test_small_tables_grow),
+		cmocka_unit_test(test_small_tables_shrink),
 		cmocka_unit_test(test_groups_run_out),
 	};
 	return cmocka_run_group_tests_name("fib_model", tests, NULL, NULL);
