@@ -597,28 +597,36 @@ demote(struct mbt *m)
 	budget -= groups_live(m);
 	if (budget > groups_available(m, false))
 		budget = groups_available(m, false);
-	/* IPv6 reads its 64 MiB level for this: stop at the first /16 over
-	 * the budget. */
-	uint32_t mixed = 0;
-	for (uint32_t x = 0; x < MBT_SMALL_SIZE && mixed <= budget; x++)
-		mixed += !run_uniform(m, big, x, &v);
-	if (mixed > budget || defer_reserve(m->defer, 1) < 0)
+	/* The mixed /16s, in order. IPv6 reads its 64 MiB level for this:
+	 * stop at the first /16 over the budget. */
+	uint32_t *mixed = malloc(sizeof(uint32_t) * (budget + 1)), n = 0;
+	if (mixed == NULL)
 		return;
-	void *small = tbl24_alloc(m->esize, true);
-	if (small == NULL)
+	for (uint32_t x = 0; x < MBT_SMALL_SIZE && n <= budget; x++)
+		if (!run_uniform(m, big, x, &v))
+			mixed[n++] = x;
+	void *small = NULL;
+	if (n <= budget && defer_reserve(m->defer, 1) == 0)
+		small = tbl24_alloc(m->esize, true);
+	if (small == NULL) {
+		free(mixed);
 		return;
+	}
 	const size_t run = (size_t)MBT_GROUP_SIZE * m->esize;
-	for (uint32_t x = 0; x < MBT_SMALL_SIZE; x++) {
+	for (uint32_t x = 0, j = 0; x < MBT_SMALL_SIZE; x++) {
+		const uint8_t *from = (const uint8_t *)big + x * run;
 		/* Plain stores: no reader sees this level or its new groups
-		 * yet. */
-		if (run_uniform(m, big, x, &v)) {
-			ent_put(m, small, x, v);
+		 * yet. A uniform /16's value is its first entry. */
+		if (j == n || mixed[j] != x) {
+			ent_put(m, small, x, ent_get(m, from, 0));
 			continue;
 		}
+		j++;
 		uint32_t g = group_alloc(m);
-		memcpy(group_at(m, g), (uint8_t *)big + x * run, run);
+		memcpy(group_at(m, g), from, run);
 		ent_put(m, small, x, (g << 1) | MBT_EXT);
 	}
+	free(mixed);
 	__atomic_store_n(&m->tbl24, (void *)((uintptr_t)small | MBT_SMALL_TAG), __ATOMIC_RELEASE);
 	(void)defer_push(m->defer, tbl24_free, big, m->esize);
 }
