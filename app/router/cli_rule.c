@@ -272,8 +272,17 @@ cli_rule(struct cli *c)
 		struct rule_show s = {.c = c, .first = true};
 		if (cli_next(c) != NULL)
 			return cli_fail(c, EINVAL, "rule show: too many arguments");
-		if (c->json)
-			rt_buf_printf(c->out, "[");
+		/* Linux's rule 0, "lookup local", listed as ip rule lists it:
+		 * the router's own addresses answer before any rule (their
+		 * routes live in main, docs/fib.md). Not a rule one can add or
+		 * delete, as main's is not. */
+		if (c->json) {
+			rt_buf_printf(c->out,
+				      "[{\"priority\":0,\"src\":\"all\",\"table\":\"local\"}");
+			s.first = false;
+		} else {
+			rt_buf_printf(c->out, "0:\tfrom all lookup local\n");
+		}
 		/* One family, IPv4 unless -6, as ip rule lists them (and as
 		 * rule add takes them): each family has its own main rule,
 		 * which would otherwise show twice, alike. */

@@ -102,6 +102,8 @@ check "route del, then nexthop del" rc route del 10.30.0.0/16
 check "nexthop del" rc nexthop del id 20
 check "rule add" rc rule add priority 100 from 192.0.2.0/24 table 100
 expect_out "rule in JSON" '"priority":100,"src":"192.0.2.0/24","table":"100"' rc -j rule show
+expect_out "local rule listed first, as ip rule lists it" '^0:	from all lookup local$' rc rule show
+expect_out "... in JSON too" '^\[{"priority":0,"src":"all","table":"local"},' rc -j rule show
 expect_out "main rule listed" '32766:	from all lookup main' rc rule show
 check "... once: IPv4's, as ip rule lists them" test "$(rc rule show | grep -c 'lookup main')" -eq 1
 expect_out "-6 rule show: IPv6's" '32766:	from all lookup main' rc -6 rule show
