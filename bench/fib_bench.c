@@ -41,7 +41,7 @@ static struct {
 	int shuffle;           /* routes go in and out in random order, not the file's */
 	int isolated;          /* each bulk call's answers awaited before the next call */
 	int smoke;
-	const char *only; /* "4", "6" or "rules": run just that part */
+	const char *only; /* "4", "6", "rules" or "shrink": run just that part */
 	FILE *summary;
 } opt = {.runs = 7, .addrs = 1u << 22, .burst = 32, .burst2 = 64, .max_len6 = 128};
 
@@ -554,7 +554,7 @@ usage(const char *prog)
 		"  --runs N    runs per figure, the median is reported (default 7)\n"
 		"  --addrs N   random addresses per lookup run (default 4194304)\n"
 		"  --routes N  use only the first N routes of each table\n"
-		"  --only P    run only part P: 4, 6 or rules\n"
+		"  --only P    run only part P: 4, 6, rules, or shrink (not run by default)\n"
 		"  --burst N   addresses per bulk lookup call (default 32, at most 256)\n"
 		"  --burst2 N  a second burst size to measure, 0 for none (default 64)\n"
 		"  --max-len6 N  IPv6 addresses only inside prefixes of length <= N (default "
@@ -567,6 +567,87 @@ usage(const char *prog)
 		"  --isolated  bulk calls wait for the previous call's answers, as the\n"
 		"              datapath's act step does, instead of overlapping it\n",
 		prog);
+}
+
+/* A table other than main given a whole real table (it grows to the
+ * full first level) and then losing its routes in random order: what
+ * each delete costs, above all those that try the small form again
+ * (lib/fib/mbt.c, demote), which read the first level: the control
+ * core's longest stall in a shrink. */
+static int
+shrink_family(uint8_t af, const char *file, const char *tag)
+{
+	struct workload w = {.af = af};
+	int rc = prefix_list_load(prefix_data_path(file), &w.pl);
+	if (rc < 0)
+		return rc;
+	prefix_list_dedup(&w.pl);
+	if (opt.routes && opt.routes < w.pl.n)
+		w.pl.n = opt.routes;
+	w.nh = malloc(sizeof(*w.nh) * w.pl.n);
+	if (w.nh == NULL)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < w.pl.n; i++)
+		w.nh[i] = i % 8 + 1; /* few nexthops: groups merge as they would */
+	shuffle_routes(&w);
+	struct fib_conf conf = {0};
+	for (int t = FIB_RT_LOCAL; t < FIB_RT_COUNT; t++)
+		conf.type_nh[t] = FIB_NH_MAX - (uint32_t)t;
+	struct fib *fib = fib_create(&conf);
+	if (fib == NULL)
+		return -errno;
+	for (uint32_t i = 0; i < w.pl.n; i++) {
+		struct fib_route r = {.dst = w.pl.p[i], .table = 100, .nh = w.nh[i]};
+		if ((rc = fib_route_add(fib, &r)) < 0)
+			return rc;
+	}
+	struct fib_mem_stats st;
+	fib_table_mem(fib, 100, &st);
+	uint64_t grown = st.tbl24_bytes, total = 0, worst = 0, shrink = 0;
+	uint32_t worst_at = 0, small_at = 0;
+	for (uint32_t i = w.pl.n; i-- > 0;) {
+		struct fib_route r = {.dst = w.pl.p[i], .table = 100};
+		uint64_t t0 = bench_tsc();
+		rc = fib_route_del(fib, &r, true);
+		uint64_t c = bench_tsc() - t0;
+		if (rc < 0)
+			return rc;
+		total += c;
+		if (c > worst) {
+			worst = c;
+			worst_at = i;
+		}
+		if (small_at == 0 && i > 0) {
+			fib_table_mem(fib, 100, &st);
+			if (st.tbl24_bytes < grown) {
+				small_at = i;
+				shrink = c;
+			}
+		}
+	}
+	if (grown < (1u << 20) || small_at == 0) {
+		fprintf(stderr, "shrink, IPv%s: the table %s\n", tag,
+			grown < (1u << 20) ? "did not grow"
+					   : "did not shrink back before it emptied");
+		return -EIO;
+	}
+	double hz = (double)rte_get_tsc_hz();
+	printf("Shrink, IPv%s: %u routes into table 100 (first level %.1f MiB), deleted in random "
+	       "order: %.0f cycles a delete; small again with %u routes left, that delete "
+	       "%.2f ms; the slowest delete %.2f ms, with %u routes left\n",
+	       tag, w.pl.n, (double)grown / (1 << 20), (double)total / w.pl.n, small_at,
+	       (double)shrink * 1e3 / hz, (double)worst * 1e3 / hz, worst_at);
+	char key[64];
+	snprintf(key, sizeof(key), "shrink%s_delete_ms", tag);
+	summary(key, (double)shrink * 1e3 / hz);
+	snprintf(key, sizeof(key), "shrink%s_slowest_delete_ms", tag);
+	summary(key, (double)worst * 1e3 / hz);
+	snprintf(key, sizeof(key), "shrink%s_small_at_routes", tag);
+	summary(key, small_at);
+	fib_free(fib);
+	prefix_list_free(&w.pl);
+	free(w.nh);
+	return 0;
 }
 
 int
@@ -664,6 +745,11 @@ main(int argc, char **argv)
 			rc = run_family(&fams[i]);
 	if (rc == 0 && (opt.only == NULL || strcmp(opt.only, "rules") == 0))
 		rc = bench_rules();
+	if (rc == 0 && opt.only != NULL && strcmp(opt.only, "shrink") == 0) {
+		rc = shrink_family(FIB_AF_INET, "prefixes-v4.txt.gz", "4");
+		if (rc == 0)
+			rc = shrink_family(FIB_AF_INET6, "prefixes-v6.txt.gz", "6");
+	}
 	if (rc < 0) {
 		fprintf(stderr, "benchmark failed: %s\n", strerror(-rc));
 		return 1;
