@@ -350,21 +350,35 @@ shuffle_routes(struct workload *w)
 	}
 }
 
+/* The vendored table `file` (at most --routes of it) as w's routes,
+ * route i through nexthop i % nhs + 1. */
+static int
+workload_routes(struct workload *w, const char *file, uint32_t nhs)
+{
+	int rc = prefix_list_load(prefix_data_path(file), &w->pl);
+	if (rc < 0) {
+		fprintf(stderr, "%s: %s\n", prefix_data_path(file), strerror(-rc));
+		return rc;
+	}
+	prefix_list_dedup(&w->pl); /* the v4 table lists 215.0.0.0/16 twice */
+	if (opt.routes && opt.routes < w->pl.n)
+		w->pl.n = opt.routes;
+	w->nh = malloc(sizeof(*w->nh) * w->pl.n);
+	if (w->nh == NULL)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < w->pl.n; i++)
+		w->nh[i] = i % nhs + 1;
+	return 0;
+}
+
 static int
 run_family(const struct family_setup *fs)
 {
 	struct workload w = {.af = fs->af, .naddrs = opt.addrs};
-	int rc = prefix_list_load(prefix_data_path(fs->file), &w.pl);
-	if (rc < 0) {
-		fprintf(stderr, "%s: %s\n", prefix_data_path(fs->file), strerror(-rc));
+	/* Every nexthop index in turn: within every next-hop width. */
+	int rc = workload_routes(&w, fs->file, FIB_NH_MAX);
+	if (rc < 0)
 		return rc;
-	}
-	prefix_list_dedup(&w.pl); /* the v4 table lists 215.0.0.0/16 twice */
-	if (opt.routes && opt.routes < w.pl.n)
-		w.pl.n = opt.routes;
-	w.nh = malloc(sizeof(*w.nh) * w.pl.n);
-	for (uint32_t i = 0; i < w.pl.n; i++)
-		w.nh[i] = i % FIB_NH_MAX + 1; /* within every next-hop width */
 	make_addrs(&w);
 	if (opt.shuffle)
 		shuffle_routes(&w);
@@ -497,15 +511,9 @@ static int
 bench_rules(void)
 {
 	struct workload w = {.af = FIB_AF_INET, .naddrs = opt.addrs};
-	int rc = prefix_list_load(prefix_data_path("prefixes-v4.txt.gz"), &w.pl);
+	int rc = workload_routes(&w, "prefixes-v4.txt.gz", FIB_NH_MAX);
 	if (rc < 0)
 		return rc;
-	prefix_list_dedup(&w.pl);
-	if (opt.routes && opt.routes < w.pl.n)
-		w.pl.n = opt.routes;
-	w.nh = malloc(sizeof(*w.nh) * w.pl.n);
-	for (uint32_t i = 0; i < w.pl.n; i++)
-		w.nh[i] = i % FIB_NH_MAX + 1;
 	make_addrs(&w);
 	uint32_t *src = malloc(sizeof(*src) * w.naddrs);
 	for (uint32_t i = 0; i < w.naddrs; i++)
@@ -578,24 +586,17 @@ static int
 shrink_family(uint8_t af, const char *file, const char *tag)
 {
 	struct workload w = {.af = af};
-	int rc = prefix_list_load(prefix_data_path(file), &w.pl);
+	/* Few nexthops: groups merge as they would. */
+	int rc = workload_routes(&w, file, 8);
 	if (rc < 0)
 		return rc;
-	prefix_list_dedup(&w.pl);
-	if (opt.routes && opt.routes < w.pl.n)
-		w.pl.n = opt.routes;
-	w.nh = malloc(sizeof(*w.nh) * w.pl.n);
-	if (w.nh == NULL)
-		return -ENOMEM;
-	for (uint32_t i = 0; i < w.pl.n; i++)
-		w.nh[i] = i % 8 + 1; /* few nexthops: groups merge as they would */
 	shuffle_routes(&w);
-	struct fib_conf conf = {0};
-	for (int t = FIB_RT_LOCAL; t < FIB_RT_COUNT; t++)
-		conf.type_nh[t] = FIB_NH_MAX - (uint32_t)t;
-	struct fib *fib = fib_create(&conf);
-	if (fib == NULL)
-		return -errno;
+	/* Ours as the other figures use it (default groups and small
+	 * tables); its table 100 is what is measured. */
+	struct peer p;
+	if ((rc = peer_ours(&p, af, w.pl.n, 0)) < 0)
+		return rc;
+	struct fib *fib = peer_ours_fib(&p);
 	for (uint32_t i = 0; i < w.pl.n; i++) {
 		struct fib_route r = {.dst = w.pl.p[i], .table = 100, .nh = w.nh[i]};
 		if ((rc = fib_route_add(fib, &r)) < 0)
@@ -644,7 +645,7 @@ shrink_family(uint8_t af, const char *file, const char *tag)
 	summary(key, (double)worst * 1e3 / hz);
 	snprintf(key, sizeof(key), "shrink%s_small_at_routes", tag);
 	summary(key, small_at);
-	fib_free(fib);
+	p.destroy(p.ctx);
 	prefix_list_free(&w.pl);
 	free(w.nh);
 	return 0;

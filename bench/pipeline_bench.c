@@ -284,8 +284,8 @@ family(uint8_t af, const char *file, const char *tag)
 	fib_route_del(r.fib, &vdef, true);
 	printf("IPv%s rule to a small table   %6.2f cycles/packet\n", tag, vrf);
 	/* A rule that sends every packet to another table holding the full
-	 * table too, as a VRF with its own feed: main's answer goes unused
-	 * and each packet is looked up again there. */
+	 * table too, as a VRF with its own feed: main's answer serves only
+	 * the local check, and each packet is looked up again there. */
 	ru.table = 102;
 	add_routes(&pl, gws, PIPE_GATEWAYS, 102);
 	if (fib_rule_add(r.fib, &ru) < 0)

@@ -554,25 +554,15 @@ promote(struct mbt *m)
 }
 
 /* Whether the 256 first-level entries of /16 x (a full level's) hold
- * one value and no group, and which: IPv4 reads its summary, IPv6 the
- * entries. */
+ * one value and no group: IPv4 reads its summary, IPv6 the entries, as
+ * a group's. */
 static bool
-run_uniform(const struct mbt *m, const void *big, uint32_t x, uint32_t *val)
+run_uniform(const struct mbt *m, const void *big, uint32_t x)
 {
-	if (m->esize == MBT_ESIZE4) {
-		uint16_t s = ((const uint16_t *)big)[MBT_SUM4_OFF + x];
-		*val = s;
-		return !(s & MBT_EXT);
-	}
-	const uint32_t *e = (const uint32_t *)big + ((size_t)x << MBT_GROUP_BITS);
-	uint32_t v = e[0];
-	if (v & MBT_EXT)
-		return false;
-	for (uint32_t k = 1; k < MBT_GROUP_SIZE; k++)
-		if (e[k] != v)
-			return false;
-	*val = v;
-	return true;
+	if (m->esize == MBT_ESIZE4)
+		return !(((const uint16_t *)big)[MBT_SUM4_OFF + x] & MBT_EXT);
+	uint32_t v;
+	return group_uniform(m, (const uint8_t *)big + (size_t)x * MBT_GROUP_SIZE * m->esize, &v);
 }
 
 /*
@@ -591,7 +581,7 @@ static void
 demote(struct mbt *m)
 {
 	void *big = first_level(m);
-	uint32_t budget = m->small_groups / 2, v;
+	uint32_t budget = m->small_groups / 2;
 	if (groups_live(m) > budget)
 		return;
 	budget -= groups_live(m);
@@ -603,7 +593,7 @@ demote(struct mbt *m)
 	if (mixed == NULL)
 		return;
 	for (uint32_t x = 0; x < MBT_SMALL_SIZE && n <= budget; x++)
-		if (!run_uniform(m, big, x, &v))
+		if (!run_uniform(m, big, x))
 			mixed[n++] = x;
 	void *small = NULL;
 	if (n <= budget && defer_reserve(m->defer, 1) == 0)

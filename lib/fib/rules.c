@@ -476,6 +476,24 @@ rules_on(const struct rule_walk *w, uint32_t i, uint32_t src4, uint32_t dst4, co
 	return FIB_NH_NONE;
 }
 
+/* The rest of packet i's walk from the first rule in [from, n) that
+ * matches it, main_nh its main-table answer: the family's selectors
+ * made for rules_on. Out of the burst's loops' way, as rules_on. */
+static __rte_noinline uint32_t
+walk_on(const struct rule_walk *w, uint32_t from, const uint32_t *src4, const uint32_t *dst4,
+	const uint8_t *const *src6, const uint8_t *const *dst6, const struct fib_flow *flow,
+	uint32_t i, uint32_t main_nh)
+{
+	struct rule_pkt p = rule_pkt(&flow[i]);
+	if (dst6) {
+		fib_key_t ks = key_from_v6(src6[i]), kd = key_from_v6(dst6[i]);
+		uint32_t r = match6(w, from, w->n, ks, kd, &p, w->ports);
+		return rules_on(w, r, 0, 0, dst6[i], ks, kd, &p, main_nh);
+	}
+	uint32_t r = match4(w, from, w->n, src4[i], dst4[i], &p, w->ports);
+	return rules_on(w, r, src4[i], dst4[i], NULL, 0, 0, &p, main_nh);
+}
+
 /* Packets of a burst whose first matching rule looks up a table other
  * than main (a VRF's "iif port2 lookup 100"): pkt[k] the packet, rule[k]
  * that rule; looked up whenever RULE_PENDING_MAX are waiting, and at the
@@ -528,20 +546,9 @@ route_pending(const struct rule_walk *w, struct rule_pending *q, const uint32_t 
 			fib_lookup4_bulk(t, d4, out, k);
 		for (uint32_t j = 0; j < k; j++) {
 			uint32_t i = at[j];
-			if (likely(out[j] != FIB_NH_NONE)) {
-				nh[i] = out[j];
-				continue;
-			}
-			struct rule_pkt p = rule_pkt(&flow[i]);
-			if (dst6) {
-				fib_key_t ks = key_from_v6(src6[i]), kd = key_from_v6(dst6[i]);
-				uint32_t r = match6(w, from[j] + 1, w->n, ks, kd, &p, w->ports);
-				nh[i] = rules_on(w, r, 0, 0, dst6[i], ks, kd, &p, nh[i]);
-			} else {
-				uint32_t r = match4(w, from[j] + 1, w->n, src4[i], dst4[i], &p,
-						    w->ports);
-				nh[i] = rules_on(w, r, src4[i], dst4[i], NULL, 0, 0, &p, nh[i]);
-			}
+			nh[i] = likely(out[j] != FIB_NH_NONE) ? out[j]
+							      : walk_on(w, from[j] + 1, src4, dst4,
+									src6, dst6, flow, i, nh[i]);
 		}
 		q->n = left;
 	}
@@ -568,12 +575,10 @@ route_bulk(const struct rule_walk *w, const uint32_t *src4, const uint32_t *dst4
 		if (nh[i] == w->local_nh)
 			continue;
 		struct rule_pkt p = rule_pkt(&flow[i]);
-		fib_key_t ks = 0, kd = 0;
 		uint32_t r;
 		if (dst6) {
-			ks = key_from_v6(src6[i]);
-			kd = key_from_v6(dst6[i]);
-			r = match6(w, 0, w->main_at, ks, kd, &p, ports);
+			r = match6(w, 0, w->main_at, key_from_v6(src6[i]), key_from_v6(dst6[i]), &p,
+				   ports);
 		} else {
 			r = match4(w, 0, w->main_at, src4[i], dst4[i], &p, ports);
 		}
@@ -587,8 +592,8 @@ route_bulk(const struct rule_walk *w, const uint32_t *src4, const uint32_t *dst4
 			q.pkt[q.n] = i;
 			q.rule[q.n++] = r;
 		} else {
-			nh[i] = dst6 ? rules_on(w, r, 0, 0, dst6[i], ks, kd, &p, nh[i])
-				     : rules_on(w, r, src4[i], dst4[i], NULL, 0, 0, &p, nh[i]);
+			/* Main without a route, or a goto: rule r matched. */
+			nh[i] = walk_on(w, r, src4, dst4, src6, dst6, flow, i, nh[i]);
 		}
 	}
 	if (q.n > 0)

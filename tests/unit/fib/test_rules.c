@@ -47,19 +47,31 @@ addr4(const char *a)
 	return P(b).addr.v4;
 }
 
-/* Route a packet as the datapath does: main lookup, then the rules, as a
- * burst of one; the one-packet call (routerctl route get) must agree. */
+/* Route a packet alone (the one-packet call, routerctl route get's) and
+ * as the datapath does, main looked up first, in the middle of a burst
+ * whose other packets take other ways through the rules (the packet
+ * itself, from another source, to another address, with another flow):
+ * the burst's batching must not change its answer. */
 static uint32_t
 route4_flow(const struct fib *f, const char *src, const char *dst, const struct fib_flow *flow)
 {
 	uint32_t d = addr4(dst), s = addr4(src);
-	uint32_t nh = fib_lookup4(fib_table_lookup(f, FIB_TABLE_MAIN), d);
+	const struct fib_table *m = fib_table_lookup(f, FIB_TABLE_MAIN);
+	uint32_t nh = fib_lookup4(m, d);
 	if (!fib_rules_active(f, FIB_AF_INET))
 		return nh;
 	uint32_t one = fib_rule_route4(f, s, d, flow, nh);
-	fib_rule_route4_bulk(f, fib_rules_get(f, FIB_AF_INET), &s, &d, flow, &nh, 1);
-	assert_int_equal(nh, one);
-	return nh;
+	uint32_t bs[5] = {s, addr4("10.9.9.9"), s, s, addr4("172.20.0.1")};
+	uint32_t bd[5] = {d, d, addr4("198.51.100.1"), d, addr4("192.0.2.5")};
+	struct fib_flow bf[5] = {*flow, *flow, *flow, {.iif = 3, .dscp = 46}, *flow};
+	uint32_t bnh[5];
+	fib_lookup4_bulk(m, bd, bnh, 5);
+	fib_rule_route4_bulk(f, fib_rules_get(f, FIB_AF_INET), bs, bd, bf, bnh, 5);
+	for (unsigned int k = 0; k < 5; k++)
+		assert_int_equal(bnh[k],
+				 fib_rule_route4(f, bs[k], bd[k], &bf[k], fib_lookup4(m, bd[k])));
+	assert_int_equal(bnh[0], one);
+	return one;
 }
 
 static uint32_t
