@@ -368,6 +368,56 @@ test_small_tables(void **state)
 	}
 }
 
+/* A shrink must find the mixed /16s of the whole space: three /24s
+ * (IPv6: /24s too, one group each in the small form) in /16s low, high
+ * and at the very top, each under a covering /8 (/16) of another
+ * nexthop, so that reading a mixed /16 as uniform gives the cover's
+ * answer. The table grows with 24 more /24s, which are then deleted
+ * until it shrinks back. */
+static void
+test_shrink_whole_space(void **state)
+{
+	(void)state;
+	static const char *const keep[2][6] = {{"10.0.0.0/8", "10.1.1.0/24", "150.0.0.0/8",
+						"150.3.3.0/24", "250.0.0.0/8", "250.4.4.0/24"},
+					       {"2001::/16", "2001:d00::/24", "9000::/16",
+						"9000:300::/24", "fd00::/16", "fd00:400::/24"}};
+	static const char *const probe[2][6] = {
+		{"10.1.0.1", "10.1.1.1", "150.3.0.1", "150.3.3.1", "250.4.0.1", "250.4.4.1"},
+		{"2001::1", "2001:d00::1", "9000::1", "9000:300::1", "fd00::1", "fd00:400::1"}};
+	struct fib_conf c = test_conf();
+	c.small_table_groups = 8;
+	struct fib *f = fib_create(&c);
+	assert_non_null(f);
+	for (int af = 0; af < 2; af++) {
+		for (unsigned int i = 0; i < 6; i++)
+			A(f, keep[af][i], 10 + i, 0, 100);
+		char extra[24][48];
+		for (unsigned int i = 0; i < 24; i++) {
+			if (af == 0)
+				snprintf(extra[i], sizeof(extra[i]), "20.%u.0.0/24", i + 1);
+			else
+				snprintf(extra[i], sizeof(extra[i]), "%x:100::/24", 0x3000 + i);
+			A(f, extra[i], 40 + i, 0, 100);
+		}
+		assert_true(mem_of(f, 100).tbl24_bytes > ((uint64_t)1 << 20));
+		bool shrank = false;
+		for (unsigned int i = 0; i < 24 && !shrank; i++) {
+			assert_int_equal(D(f, extra[i], 0, 100, true), 0);
+			shrank = mem_of(f, 100).tbl24_bytes <= ((uint64_t)1 << 20);
+		}
+		assert_true(shrank);
+		for (unsigned int i = 0; i < 6; i++)
+			assert_int_equal(L(f, 100, probe[af][i]), 10 + i);
+		/* Empty again for the other family's run. */
+		for (unsigned int i = 0; i < 24; i++)
+			(void)D(f, extra[i], 0, 100, true);
+		for (unsigned int i = 0; i < 6; i++)
+			assert_int_equal(D(f, keep[af][i], 0, 100, true), 0);
+	}
+	fib_free(f);
+}
+
 static void
 test_metrics_and_replace(void **state)
 {
@@ -867,6 +917,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_two_tables, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_empty_family_returns_memory, setup, teardown),
 		cmocka_unit_test(test_small_tables),
+		cmocka_unit_test(test_shrink_whole_space),
 		cmocka_unit_test_setup_teardown(test_metrics_and_replace, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_types_and_match, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_invalid, setup, teardown),
