@@ -177,6 +177,10 @@ cli_parse_table(struct cli *c, const char *s, uint32_t *table)
 		*table = FIB_TABLE_MAIN;
 		return 0;
 	}
+	if (s != NULL && strcmp(s, "default") == 0) {
+		*table = FIB_TABLE_DEFAULT;
+		return 0;
+	}
 	int rc = cli_parse_u32(c, "table", s, UINT32_MAX, table);
 	if (rc == 0 && *table == 0)
 		return cli_fail(c, EINVAL, "table: invalid value '0'");
@@ -228,6 +232,8 @@ cli_fmt_table(uint32_t table, char *buf, size_t len)
 {
 	if (table == FIB_TABLE_MAIN)
 		snprintf(buf, len, "main");
+	else if (table == FIB_TABLE_DEFAULT)
+		snprintf(buf, len, "default");
 	else
 		snprintf(buf, len, "%u", table);
 	return buf;

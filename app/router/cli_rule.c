@@ -98,7 +98,7 @@ static int
 lowest_prio(const struct fib_rule *ru, void *arg)
 {
 	struct prio_scan *s = arg;
-	if (ru->priority != FIB_RULE_PRIO_MAIN && (!s->any || ru->priority < s->lowest)) {
+	if (!s->any || ru->priority < s->lowest) {
 		s->lowest = ru->priority;
 		s->any = true;
 	}
@@ -123,11 +123,11 @@ find_rule(const struct fib_rule *ru, void *arg)
 {
 	struct rule_find *f = arg;
 	const struct fib_rule *w = f->want;
-	if (f->found || ru->priority == FIB_RULE_PRIO_MAIN || ru->action != w->action ||
-	    ru->iif != w->iif || ru->dscp != w->dscp || ru->ipproto != w->ipproto ||
-	    ru->sport_lo != w->sport_lo || ru->sport_hi != w->sport_hi ||
-	    ru->dport_lo != w->dport_lo || ru->dport_hi != w->dport_hi ||
-	    !same_prefix(&ru->src, &w->src) || !same_prefix(&ru->dst, &w->dst) ||
+	if (f->found || ru->action != w->action || ru->iif != w->iif || ru->dscp != w->dscp ||
+	    ru->ipproto != w->ipproto || ru->sport_lo != w->sport_lo ||
+	    ru->sport_hi != w->sport_hi || ru->dport_lo != w->dport_lo ||
+	    ru->dport_hi != w->dport_hi || !same_prefix(&ru->src, &w->src) ||
+	    !same_prefix(&ru->dst, &w->dst) ||
 	    (ru->action == FIB_RULE_TABLE && ru->table != w->table) ||
 	    (ru->action == FIB_RULE_GOTO && ru->target != w->target))
 		return 0;
@@ -216,25 +216,37 @@ show_rule(const struct fib_rule *ru, void *arg)
 
 struct rule_save {
 	struct cli *c;
-	bool main_seen;
+	bool kept[2];  /* the default rules (main, default) where a fresh router has them */
+	bool print;    /* the second walk: the add lines */
+	bool any;      /* a rule was seen before this one... */
+	uint32_t last; /* ...of this priority */
 };
 
-/* A rule as the rule add line that recreates it (the implicit main rule
- * is not one to add). */
+/* Which of Linux's default rules ru is: 0 main's 32766, 1 default's
+ * 32767 (IPv4 only), -1 neither. */
 static int
-save_rule(const struct fib_rule *ru, void *arg)
+default_rule(const struct fib_rule *ru)
 {
-	struct rule_save *s = arg;
-	struct cli *c = s->c;
-	/* The implicit main rule comes first among those of its priority;
-	 * an operator's rules of that priority are saved like any other. */
-	if (ru->priority == FIB_RULE_PRIO_MAIN && !s->main_seen) {
-		s->main_seen = true;
+	bool all = ru->action == FIB_RULE_TABLE && ru->src.len == 0 && ru->dst.len == 0 &&
+		   ru->iif == FIB_IIF_ANY && ru->dscp == FIB_DSCP_ANY && ru->ipproto == 0 &&
+		   ru->sport_lo == 0 && ru->dport_lo == 0 &&
+		   (ru->sport_hi == 0 || ru->sport_hi == 0xffff) &&
+		   (ru->dport_hi == 0 || ru->dport_hi == 0xffff);
+	uint32_t table = ru->table ? ru->table : FIB_TABLE_MAIN;
+	if (all && ru->priority == FIB_RULE_PRIO_MAIN && table == FIB_TABLE_MAIN)
 		return 0;
-	}
+	if (all && ru->family == FIB_AF_INET && ru->priority == FIB_RULE_PRIO_DEFAULT &&
+	    table == FIB_TABLE_DEFAULT)
+		return 1;
+	return -1;
+}
+
+static void
+save_line(struct cli *c, const struct fib_rule *ru, const char *cmd)
+{
 	static const char *const acts[] = {"table", "blackhole", "unreachable", "prohibit", "goto"};
 	char src[64];
-	rt_buf_printf(c->out, "%srule add priority %u", ru->family == FIB_AF_INET6 ? "-6 " : "",
+	rt_buf_printf(c->out, "%srule %s priority %u", ru->family == FIB_AF_INET6 ? "-6 " : "", cmd,
 		      ru->priority);
 	if (ru->src.len)
 		rt_buf_printf(c->out, " from %s", cli_fmt_prefix(&ru->src, src, sizeof(src)));
@@ -245,15 +257,59 @@ save_rule(const struct fib_rule *ru, void *arg)
 	else if (ru->action == FIB_RULE_GOTO)
 		rt_buf_printf(c->out, " %u", ru->target);
 	rt_buf_printf(c->out, "\n");
+}
+
+/* The rules as lines that recreate them on a fresh router, which has the
+ * default rules, each alone at its priority. A default rule that is
+ * still first among the rules of its priority is where a fresh router
+ * has it; any other (deleted, or added back behind others) is deleted
+ * first, and then added where it stands. The first walk finds which are
+ * kept, the second writes the add lines. */
+static int
+save_rule(const struct fib_rule *ru, void *arg)
+{
+	struct rule_save *s = arg;
+	bool first = !s->any || s->last != ru->priority;
+	s->any = true;
+	s->last = ru->priority;
+	int d = default_rule(ru);
+	if (!s->print) {
+		if (d >= 0 && first)
+			s->kept[d] = true;
+		return 0;
+	}
+	if (d >= 0 && first && s->kept[d])
+		return 0;
+	save_line(s->c, ru, "add");
 	return 0;
+}
+
+static void
+save_family(struct cli *c, uint8_t af)
+{
+	struct rule_save s = {.c = c};
+	fib_rule_walk(c->r->fib, af, save_rule, &s);
+	for (int d = 0; d < (af == FIB_AF_INET ? 2 : 1); d++) {
+		if (s.kept[d])
+			continue;
+		struct fib_rule ru = {.priority = d ? FIB_RULE_PRIO_DEFAULT : FIB_RULE_PRIO_MAIN,
+				      .family = af,
+				      .action = FIB_RULE_TABLE,
+				      .table = d ? FIB_TABLE_DEFAULT : FIB_TABLE_MAIN,
+				      .dscp = FIB_DSCP_ANY,
+				      .iif = FIB_IIF_ANY};
+		save_line(c, &ru, "del");
+	}
+	s.print = true;
+	s.any = false;
+	fib_rule_walk(c->r->fib, af, save_rule, &s);
 }
 
 void
 cli_rule_save(struct cli *c)
 {
-	struct rule_save s4 = {.c = c}, s6 = {.c = c};
-	fib_rule_walk(c->r->fib, FIB_AF_INET, save_rule, &s4);
-	fib_rule_walk(c->r->fib, FIB_AF_INET6, save_rule, &s6);
+	save_family(c, FIB_AF_INET);
+	save_family(c, FIB_AF_INET6);
 }
 
 static void
@@ -275,7 +331,7 @@ cli_rule(struct cli *c)
 		/* Linux's rule 0, "lookup local", listed as ip rule lists it:
 		 * the router's own addresses answer before any rule (their
 		 * routes live in main, docs/fib.md). Not a rule one can add or
-		 * delete, as main's is not. */
+		 * delete, unlike the default main and default rules. */
 		if (c->json) {
 			rt_buf_printf(c->out,
 				      "[{\"priority\":0,\"src\":\"all\",\"table\":\"local\"}");
@@ -301,10 +357,12 @@ cli_rule(struct cli *c)
 	if (rc < 0)
 		return rc;
 	if (!has_prio && add) {
-		/* As Linux: just before the highest-priority custom rule. */
+		/* As Linux: just before the first rule after local's 0 (the
+		 * default main rule: 32765), or 0 if there is none or it is
+		 * at 0. */
 		struct prio_scan s = {0};
 		fib_rule_walk(fib, ru.family, lowest_prio, &s);
-		ru.priority = s.any && s.lowest > 0 ? s.lowest - 1 : 32765;
+		ru.priority = s.any && s.lowest > 0 ? s.lowest - 1 : 0;
 	} else if (!has_prio) {
 		/* del without a priority: the first rule matching the rest. */
 		struct rule_find f = {.want = &ru};

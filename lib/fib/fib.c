@@ -54,7 +54,7 @@ fib_create(const struct fib_conf *conf)
 	fib->local_nh = conf->type_nh[FIB_RT_LOCAL];
 	defer_init(&fib->defer, conf->qsbr);
 	fib->main = fib_table_get_or_create(fib, FIB_TABLE_MAIN);
-	if (fib->main == NULL) {
+	if (fib->main == NULL || rules_init(fib) < 0) {
 		fib_free(fib);
 		errno = ENOMEM;
 		return NULL;
@@ -169,7 +169,16 @@ route_update(struct fib *fib, const struct fib_route *r, bool replace)
 	struct fib_table *t = fib_table_get_or_create(fib, r->table ? r->table : FIB_TABLE_MAIN);
 	if (t == NULL)
 		return -ENOMEM;
-	return table_route_add(t, r, replace);
+	uint8_t af = r->dst.family;
+	bool first = r->table == FIB_TABLE_DEFAULT && table_route_count(t, af) == 0;
+	int rc = table_route_add(t, r, replace);
+	if (rc == 0 && first && rules_default_table_changed(fib) < 0) {
+		/* The rules would not see the route: take it out again (it
+		 * was the family's only one, so nothing was replaced). */
+		(void)table_route_del(t, r, false);
+		return -ENOMEM;
+	}
+	return rc;
 }
 
 int
@@ -190,7 +199,12 @@ fib_route_del(struct fib *fib, const struct fib_route *r, bool any_metric)
 	if (r == NULL || !prefix_valid(&r->dst))
 		return -EINVAL;
 	struct fib_table *t = (struct fib_table *)fib_table_lookup(fib, r->table);
-	return t ? table_route_del(t, r, any_metric) : -ENOENT;
+	int rc = t ? table_route_del(t, r, any_metric) : -ENOENT;
+	/* A set left in place if this fails looks up an empty table: the
+	 * same answers, one lookup slower. */
+	if (rc == 0 && r->table == FIB_TABLE_DEFAULT && table_route_count(t, r->dst.family) == 0)
+		(void)rules_default_table_changed(fib);
+	return rc;
 }
 
 int

@@ -29,6 +29,9 @@ struct fib;
 struct fib_table;
 
 #define FIB_TABLE_MAIN 254u
+/* Linux's table "default", looked up by IPv4's default rule 32767 after
+ * main. Created by its first route, never by a rule. */
+#define FIB_TABLE_DEFAULT 253u
 
 /* Lookup result meaning "no route". Nexthop indices are 1..FIB_NH_MAX:
  * IPv4 entries are 16 bits wide, one of them a flag (see docs/fib.md). */
@@ -230,10 +233,13 @@ void fib_lookup6_bulk(const struct fib_table *t, const uint8_t *const dst[], uin
 
 /*
  * Policy rules, as in Linux `ip rule`. Rules are tried in priority order;
- * a "table" rule whose table has no matching route falls through to the
- * next rule. The implicit last rule, priority 32766, looks up main. Local
+ * a "table" rule whose table has no matching route (or that does not
+ * exist) falls through to the next rule. A fib starts with Linux's
+ * default rules: 32766 "lookup main" and, IPv4 only, 32767 "lookup
+ * default"; like any rule they can be deleted and added back. Local
  * routes (which live in main, see docs/fib.md) are always matched before
- * any rule, as Linux's priority-0 "lookup local" rule does.
+ * any rule, as Linux's priority-0 "lookup local" rule does; that one
+ * cannot be deleted.
  */
 enum fib_rule_action {
 	FIB_RULE_TABLE,
@@ -252,6 +258,7 @@ enum fib_rule_action {
 #define FIB_IIF_LOCAL 0xfffeu
 #define FIB_DSCP_ANY 0xffu
 #define FIB_RULE_PRIO_MAIN 32766u
+#define FIB_RULE_PRIO_DEFAULT 32767u
 
 struct fib_rule {
 	uint32_t priority;
@@ -286,12 +293,15 @@ struct fib_flow {
 int fib_rule_add(struct fib *fib, const struct fib_rule *rule);
 /** Delete the first rule equal to *rule. @return 0 or -ENOENT. */
 int fib_rule_del(struct fib *fib, const struct fib_rule *rule);
-/** Visit the rules of a family in evaluation order, implicit main included. */
+/** Visit the rules of a family in evaluation order, default rules
+ * included (not the local rule 0, which no list holds). */
 typedef int (*fib_rule_cb)(const struct fib_rule *rule, void *arg);
 int fib_rule_walk(const struct fib *fib, uint8_t family, fib_rule_cb cb, void *arg);
 
-/** Reader: true when custom rules exist for the family (the control
- * path's test; the datapath takes the set itself: fib_rules_get). */
+/** Reader: true when rules beyond main's must be walked for the family:
+ * its rules differ from the defaults, or (IPv4) table default has routes
+ * (the control path's test; the datapath takes the set itself:
+ * fib_rules_get). */
 bool fib_rules_active(const struct fib *fib, uint8_t family);
 
 /**
@@ -305,8 +315,8 @@ uint32_t fib_rule_route6(const struct fib *fib, const uint8_t src[16], const uin
 			 const struct fib_flow *flow, uint32_t main_nh);
 /**
  * Reader: a family's rules as published now, for routing a burst with
- * one load of them: NULL while there is no custom rule. Valid until the
- * reader's next quiescent state.
+ * one load of them: NULL while main's answer is the rules' answer (see
+ * fib_rules_active). Valid until the reader's next quiescent state.
  */
 struct fib_rule_set;
 const struct fib_rule_set *fib_rules_get(const struct fib *fib, uint8_t family);

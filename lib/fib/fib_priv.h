@@ -50,26 +50,30 @@ struct rule_rt6 {
 	struct rule_act a;
 };
 
-/* The custom rules of one family plus the implicit main rule, in
- * evaluation order, in the one block that holds this header: r4 for an
- * IPv4 set, r6 for an IPv6 one. Immutable once published. */
+/* The rules of one family in evaluation order, in the one block that
+ * holds this header: r4 for an IPv4 set, r6 for an IPv6 one, each with
+ * n + 1 entries, the last a sentinel that answers "no route" (where no
+ * rule matched). Immutable once published. */
 struct fib_rule_set {
 	uint32_t n;
-	uint32_t main_at; /* the implicit main rule's index: it matches every packet */
-	bool ports;       /* some rule selects by port: only then are ports compared */
+	/* The first rule that looks main up for every packet (the default
+	 * 32766, unless deleted), n if none: a packet that passes the rules
+	 * before it takes main's answer, which it comes with. */
+	uint32_t main_at;
+	bool ports; /* some rule selects by port: only then are ports compared */
 	const struct rule_rt4 *r4;
 	const struct rule_rt6 *r6;
 };
 
 struct rule_list {
-	struct fib_rule *r; /* custom rules, by priority, then age */
+	struct fib_rule *r; /* all rules, the defaults included, by priority, then age */
 	uint32_t n, cap;
 };
 
 struct fib {
 	/* Read by readers: written only when tables or rules change. */
 	struct table_set *tables;
-	struct fib_rule_set *rules[2]; /* [0] IPv4, [1] IPv6; NULL: no custom rules */
+	struct fib_rule_set *rules[2]; /* [0] IPv4, [1] IPv6; NULL: main's answer stands */
 	struct fib_table *main;
 	uint32_t local_nh;
 	/* Writer only. */
@@ -80,8 +84,16 @@ struct fib {
 
 /* Writer: the table with this id, created if absent; NULL if out of memory. */
 struct fib_table *fib_table_get_or_create(struct fib *fib, uint32_t id);
-/* Writer: free the custom rules. */
+/* Writer: each family's default rules (Linux's, less local's). @return 0
+ * or -ENOMEM. */
+int rules_init(struct fib *fib);
+/* Writer: free the rules. */
 void rules_fini(struct fib *fib);
+/* Writer: table default's routes of a family went from none to some or
+ * back, or the table was made: publish both families' sets again (the
+ * default rule is skipped while the table does not exist, and IPv4's
+ * defaults need no set while it is empty). @return 0 or -ENOMEM. */
+int rules_default_table_changed(struct fib *fib);
 
 static inline unsigned int
 family_index(uint8_t af)

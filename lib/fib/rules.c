@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Policy rules. The writer keeps each family's custom rules in a sorted
- * array; every change compiles a new immutable rule_set for the readers,
- * publishes it with one release store and retires the old one through
- * the defer queue. With no custom rule the published set is NULL and the
- * datapath skips this layer: one pointer test per burst.
+ * Policy rules. The writer keeps each family's rules, Linux's defaults
+ * among them, in a sorted array; every change compiles a new immutable
+ * rule_set for the readers, publishes it with one release store and
+ * retires the old one through the defer queue. While main's answer is
+ * the rules' answer (the defaults alone, table default empty) the
+ * published set is NULL and the datapath skips this layer: one pointer
+ * test per burst.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -40,19 +42,31 @@ addr_key(const struct fib_prefix *p)
 	return p->family == FIB_AF_INET ? key_from_v4(p->addr.v4) : key_from_v6(p->addr.v6);
 }
 
+/* A rule for every packet of the family, looking table up. */
 static struct fib_rule
-main_rule(uint8_t af)
+all_rule(uint8_t af, uint32_t priority, uint32_t table)
 {
-	return (struct fib_rule){.priority = FIB_RULE_PRIO_MAIN,
+	return (struct fib_rule){.priority = priority,
 				 .family = af,
 				 .action = FIB_RULE_TABLE,
 				 .dscp = FIB_DSCP_ANY,
 				 .iif = FIB_IIF_ANY,
 				 .src = {.family = af},
 				 .dst = {.family = af},
-				 .table = FIB_TABLE_MAIN,
+				 .table = table,
 				 .sport_hi = 0xffff,
 				 .dport_hi = 0xffff};
+}
+
+/* Linux's default rules of a family, less local's 0 (the datapath's
+ * local-first delivery): 32766 main and, IPv4 only (as in Linux), 32767
+ * default. @return how many. */
+static uint32_t
+default_rules(uint8_t af, struct fib_rule out[2])
+{
+	out[0] = all_rule(af, FIB_RULE_PRIO_MAIN, FIB_TABLE_MAIN);
+	out[1] = all_rule(af, FIB_RULE_PRIO_DEFAULT, FIB_TABLE_DEFAULT);
+	return af == FIB_AF_INET ? 2 : 1;
 }
 
 _Static_assert(sizeof(struct fib_flow) == 8, "struct fib_flow is read as one word");
@@ -91,6 +105,15 @@ compile_act(struct fib *fib, const struct fib_rule *in, struct rule_act *out)
 	out->action = in->action;
 	switch (in->action) {
 	case FIB_RULE_TABLE:
+		/* Table default is made by its first route only, so that the
+		 * default rule costs nothing while it is not used: until then
+		 * the rule is skipped, a goto to the next (publish()). */
+		if (in->table == FIB_TABLE_DEFAULT) {
+			out->table = fib_table_lookup(fib, FIB_TABLE_DEFAULT);
+			if (out->table == NULL)
+				out->action = FIB_RULE_GOTO;
+			return 0;
+		}
 		out->table = fib_table_get_or_create(fib, in->table ? in->table : FIB_TABLE_MAIN);
 		return out->table ? 0 : -ENOMEM;
 	case FIB_RULE_BLACKHOLE:
@@ -133,25 +156,28 @@ compile6(const struct fib_rule *in, struct rule_rt6 *out)
 	out->dst = addr_key(&in->dst) & out->dst_mask;
 }
 
-/* Where the implicit main rule stands among a family's n + 1 rules: before
- * any custom rule of its priority (it is the oldest). */
-static uint32_t
-main_index(const struct rule_list *l, const struct fib_rule *main)
+static bool rule_equal(const struct fib_rule *a, const struct fib_rule *b);
+
+/* Are a family's rules its defaults, and nothing else? */
+static bool
+pristine(const struct rule_list *l, uint8_t af)
 {
-	uint32_t before = 0;
-	while (before < l->n && l->r[before].priority < main->priority)
-		before++;
-	return before;
+	struct fib_rule d[2];
+	uint32_t nd = default_rules(af, d);
+	if (l->n != nd)
+		return false;
+	for (uint32_t i = 0; i < nd; i++)
+		if (!rule_equal(&l->r[i], &d[i]))
+			return false;
+	return true;
 }
 
-/* The i-th of the n + 1 rules of a family in evaluation order; before:
- * main_index(l, main). */
-static const struct fib_rule *
-ordered(const struct rule_list *l, const struct fib_rule *main, uint32_t before, uint32_t i)
+/* Does rule r look main up for every packet, as the default 32766? */
+static bool
+main_for_all(const struct fib_rule *r)
 {
-	if (i < before)
-		return &l->r[i];
-	return i == before ? main : &l->r[i - 1];
+	struct fib_rule m = all_rule(r->family, r->priority, FIB_TABLE_MAIN);
+	return rule_equal(r, &m);
 }
 
 /* Build and publish the readers' set for a family's current list. */
@@ -159,26 +185,32 @@ static int
 publish(struct fib *fib, unsigned int f, uint8_t af)
 {
 	const struct rule_list *l = &fib->rule_list[f];
-	struct fib_rule m = main_rule(af);
 	struct fib_rule_set *s = NULL;
-	if (l->n > 0) {
-		/* The rules start on the line after the header. */
+	/* The defaults need no set while table default is empty (IPv6's
+	 * main rule alone never does): main's answer stands. */
+	if (!pristine(l, af) ||
+	    (af == FIB_AF_INET && fib_route_count(fib, FIB_TABLE_DEFAULT, af) > 0)) {
+		/* The rules start on the line after the header; one more
+		 * for the sentinel. */
 		size_t each = af == FIB_AF_INET ? sizeof(struct rule_rt4) : sizeof(struct rule_rt6);
 		size_t sz = 64 + each * (l->n + 1);
 		s = aligned_alloc(64, (sz + 63) & ~(size_t)63);
 		if (s == NULL)
 			return -ENOMEM;
+		memset(s, 0, sz);
 		struct rule_rt4 *r4 = af == FIB_AF_INET ? (void *)((char *)s + 64) : NULL;
 		struct rule_rt6 *r6 = af == FIB_AF_INET ? NULL : (void *)((char *)s + 64);
-		*s = (struct fib_rule_set){
-			.n = l->n + 1, .main_at = main_index(l, &m), .r4 = r4, .r6 = r6};
+		*s = (struct fib_rule_set){.n = l->n, .main_at = l->n, .r4 = r4, .r6 = r6};
 		for (uint32_t i = 0; i < s->n; i++) {
-			const struct fib_rule *in = ordered(l, &m, s->main_at, i);
+			const struct fib_rule *in = &l->r[i];
+			if (s->main_at == s->n && main_for_all(in))
+				s->main_at = i;
 			s->ports |= in->sport_lo != 0 ||
 				    port_hi(in->sport_lo, in->sport_hi) != 0xffff ||
 				    in->dport_lo != 0 ||
 				    port_hi(in->dport_lo, in->dport_hi) != 0xffff;
-			int rc = compile_act(fib, in, r4 ? &r4[i].a : &r6[i].a);
+			struct rule_act *a = r4 ? &r4[i].a : &r6[i].a;
+			int rc = compile_act(fib, in, a);
 			if (rc < 0) {
 				free(s);
 				return rc;
@@ -187,19 +219,17 @@ publish(struct fib *fib, unsigned int f, uint8_t af)
 				compile4(in, &r4[i]);
 			else
 				compile6(in, &r6[i]);
-		}
-		/* Gotos: the first rule of the target priority, in order (the
-		 * rules after i, since the target is above i's priority), or
-		 * the next rule while there is none. Resolved again at every
-		 * change, so a goto follows its target's coming and going. */
-		for (uint32_t i = 0; i < s->n; i++) {
-			const struct fib_rule *in = ordered(l, &m, s->main_at, i);
-			struct rule_act *a = r4 ? &r4[i].a : &r6[i].a;
+			/* Gotos: the first rule of the target priority, in
+			 * order (the rules after i, since the target is above
+			 * i's priority), or the next rule while there is none
+			 * (and for a rule skipped: compile_act). Resolved again
+			 * at every change, so a goto follows its target's
+			 * coming and going. */
+			a->next = i + 1;
 			if (in->action != FIB_RULE_GOTO)
 				continue;
-			a->next = i + 1;
 			for (uint32_t j = i + 1; j < s->n; j++) {
-				uint32_t prio = ordered(l, &m, s->main_at, j)->priority;
+				uint32_t prio = l->r[j].priority;
 				if (prio >= in->target) {
 					if (prio == in->target)
 						a->next = j;
@@ -207,6 +237,12 @@ publish(struct fib *fib, unsigned int f, uint8_t af)
 				}
 			}
 		}
+		/* The sentinel, where no rule matched (possible once main's
+		 * is deleted): no route, as Linux's lookup that no rule
+		 * answers. Read as a match's result, never compared. */
+		struct rule_act *end = r4 ? &r4[s->n].a : &r6[s->n].a;
+		end->action = FIB_RULE_UNREACHABLE;
+		end->result = FIB_NH_NONE;
 	}
 	if (defer_reserve(&fib->defer, 1) < 0) {
 		free(s);
@@ -217,6 +253,28 @@ publish(struct fib *fib, unsigned int f, uint8_t af)
 	__atomic_store_n(&fib->rules[f], s, __ATOMIC_RELEASE);
 	if (old != NULL)
 		(void)defer_push(&fib->defer, free_set, old, 0);
+	return 0;
+}
+
+int
+rules_default_table_changed(struct fib *fib)
+{
+	int rc = publish(fib, 0, FIB_AF_INET);
+	return rc < 0 ? rc : publish(fib, 1, FIB_AF_INET6);
+}
+
+int
+rules_init(struct fib *fib)
+{
+	for (unsigned int f = 0; f < 2; f++) {
+		uint8_t af = f ? FIB_AF_INET6 : FIB_AF_INET;
+		struct rule_list *l = &fib->rule_list[f];
+		l->r = malloc(sizeof(l->r[0]) * 8);
+		if (l->r == NULL)
+			return -ENOMEM;
+		l->cap = 8;
+		l->n = default_rules(af, l->r);
+	}
 	return 0;
 }
 
@@ -289,6 +347,8 @@ fib_rule_add(struct fib *fib, const struct fib_rule *rule)
 	}
 	memmove(&l->r[pos + 1], &l->r[pos], sizeof(l->r[0]) * (l->n - pos));
 	l->r[pos] = *rule;
+	if (rule->action == FIB_RULE_TABLE && rule->table == 0)
+		l->r[pos].table = FIB_TABLE_MAIN; /* walks name it as the defaults do */
 	l->n++;
 	int rc = publish(fib, f, rule->family);
 	if (rc < 0) {
@@ -328,10 +388,8 @@ fib_rule_walk(const struct fib *fib, uint8_t family, fib_rule_cb cb, void *arg)
 	if (cb == NULL || (family != FIB_AF_INET && family != FIB_AF_INET6))
 		return -EINVAL;
 	const struct rule_list *l = &fib->rule_list[family_index(family)];
-	struct fib_rule m = main_rule(family);
-	uint32_t before = main_index(l, &m);
-	for (uint32_t i = 0; i <= l->n; i++) {
-		int rc = cb(ordered(l, &m, before, i), arg);
+	for (uint32_t i = 0; i < l->n; i++) {
+		int rc = cb(&l->r[i], arg);
 		if (rc)
 			return rc;
 	}
@@ -374,7 +432,7 @@ walk_from(const struct fib *fib, const struct fib_rule_set *s, struct rule_walk 
 	*w = (struct rule_walk){s->r4, s->r6, s->n, s->main_at, fib->local_nh, s->ports, fib->main};
 }
 
-/* @return false when the family has no custom rule. */
+/* @return false while the family has no set: main's answer stands. */
 static inline bool
 walk_start(const struct fib *fib, uint8_t af, struct rule_walk *w)
 {

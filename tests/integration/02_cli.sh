@@ -108,6 +108,30 @@ expect_out "main rule listed" '32766:	from all lookup main' rc rule show
 check "... once: IPv4's, as ip rule lists them" test "$(rc rule show | grep -c 'lookup main')" -eq 1
 expect_out "-6 rule show: IPv6's" '32766:	from all lookup main' rc -6 rule show
 check "rule del" rc rule del priority 100 from 192.0.2.0/24 table 100
+expect_out "default rule listed last, as ip rule lists it" '^32767:	from all lookup default$' \
+	rc rule show
+check "-6 rule show: none for IPv6, as in Linux" \
+	test "$(rc -6 rule show | grep -c 'lookup default')" -eq 0
+check "route add table default" rc route add 198.18.5.0/24 via 198.51.100.9 table default
+expect_out "route show table default" '^198.18.5.0/24 via 198.51.100.9 dev port1' \
+	rc route show table default
+expect_out "table default looked up after main, with no custom rule" 'via 198.51.100.9' \
+	rc route get 198.18.5.1
+check "rule del priority 32767" rc rule del priority 32767 lookup default
+expect_out "... then not" "Network is unreachable" \
+	bash -c "! $BUILD/app/routerctl -S $SOCK route get 198.18.5.1"
+check "rule add back" rc rule add priority 32767 lookup default
+check "route add in main" rc route add 198.18.7.0/24 via 198.51.100.9
+check "rule del lookup main (no priority: the first that matches, 32766)" rc rule del lookup main
+expect_out "... main's routes no longer used" "Network is unreachable" \
+	bash -c "! $BUILD/app/routerctl -S $SOCK route get 198.18.7.1"
+expect_out "... a rule add without priority goes before the first rule left" '^32766:	from all lookup 100$' \
+	bash -c "$BUILD/app/routerctl -S $SOCK rule add lookup 100 && $BUILD/app/routerctl -S $SOCK rule show"
+check "... deleted again" rc rule del priority 32766 lookup 100
+check "main's rule added back" rc rule add priority 32766 lookup main
+expect_out "... and main's routes used again" 'via 198.51.100.9' rc route get 198.18.7.1
+check "the two routes deleted" rc route del 198.18.7.0/24
+rc route del 198.18.5.0/24 table default
 check "neigh add" rc neigh add 198.51.100.77 lladdr 02:00:00:00:00:77 dev port1
 expect_out "neigh permanent in JSON" '"dst":"198.51.100.77","dev":"port1","lladdr":"02:00:00:00:00:77","state":\["PERMANENT"\]' \
 	rc -j neigh show

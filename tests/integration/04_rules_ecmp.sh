@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Policy routing by source and by protocol and port, a throw route's hole
-# in a table, and ECMP over two gateways with a resilient nexthop group:
+# Policy routing by source and by protocol and port, table default after
+# main, a throw route's hole in a table, and ECMP over two gateways with a resilient nexthop group:
 # many UDP flows split within 15% of half each, every flow on one path
 # only, nothing lost.
 . "$(dirname "$0")/lib.sh"
@@ -30,6 +30,15 @@ check "h2 got 192.0.2.2's packets, all of them" test "$(grep -c '^192.0.2.2 ' "$
 check "h3 got 192.0.2.3's packets, all of them" test "$(grep -c '^192.0.2.3 ' "$WORK/h3.rx")" -eq 20
 check "and not the other's" test "$(grep -c '^192.0.2.3 ' "$WORK/h2.rx"; grep -c '^192.0.2.2 ' "$WORK/h3.rx")" = "$(printf '0\n0')"
 check "rule del" rc rule del priority 100 from 192.0.2.3/32 table 100
+
+echo "table default: looked up after main with no custom rule, as Linux's rule 32767"
+check "route add table default" rc route add 203.0.114.0/24 via 198.18.0.2 table default
+ns_exec h3 ip addr add 203.0.114.1/32 dev lo
+two_sends 5000 5000 203.0.113.1 5000 192.0.2.2 203.0.114.1 5000 192.0.2.2
+check "main's packets to h2, all of them" test "$(grep -c '^192.0.2.2 ' "$WORK/h2.rx")" -eq 20
+check "table default's to h3, all of them" test "$(grep -c '^192.0.2.2 ' "$WORK/h3.rx")" -eq 20
+ns_exec h3 ip addr del 203.0.114.1/32 dev lo
+rc route del 203.0.114.0/24 table default
 
 echo "throw: a hole in a table, the lookup going on to the next rule"
 rc rule add priority 100 table 100

@@ -43,6 +43,13 @@ cfg rule add priority 200 to 10.99.0.0/16 iif port0 dscp 10 ipproto udp dport 53
 cfg rule add priority 300 ipproto tcp sport 1000-2000 unreachable
 cfg rule add priority 50 from 10.0.0.0/8 goto 300
 cfg -6 rule add priority 100 from 2001:db8:1::/64 table 100
+cfg route add 10.19.0.0/16 via 198.51.100.2 table default
+cfg rule del priority 32767 lookup default
+cfg rule add priority 32766 to 10.98.0.0/16 prohibit
+cfg rule del priority 32766 lookup main
+cfg rule add priority 32766 lookup main # now behind the prohibit
+cfg -6 rule add priority 40000 lookup main
+cfg -6 rule del priority 32766 lookup main
 cfg link set port0 mtu 1500
 cfg link set port0 ra on
 cfg link set port0 rdnss 2001:db8:1::53,2001:db8:1::54
@@ -54,6 +61,12 @@ echo "  saved $(wc -l <"$WORK/saved") lines"
 expect_out "the deleted link-local address stays deleted" "^addr del fe80:" cat "$WORK/saved"
 expect_out "a multipath route on one line" "^route add 10.13.0.0/16 nexthop via 198.51.100.2 dev port1 weight 3 nexthop via 198.51.100.3 dev port1 proto static metric 0$" \
 	cat "$WORK/saved"
+expect_out "a deleted default rule" "^rule del priority 32767 table 253$" cat "$WORK/saved"
+check "main's rule, behind another of its priority: deleted, then added back behind it" \
+	test "$(grep -E '^rule (del|add) priority 32766 ' "$WORK/saved" | cut -c1-40 | tr '\n' '|')" \
+	= "rule del priority 32766 table 254|rule add priority 32766 to 10.98.0.0/16 |rule add priority 32766 table 254|"
+expect_out "IPv6's main rule moved" "^-6 rule add priority 40000 table 254$" cat "$WORK/saved"
+expect_out "... and deleted where it was" "^-6 rule del priority 32766 table 254$" cat "$WORK/saved"
 check "no route of the router's own" bash -c "! grep -q 'proto kernel' '$WORK/saved'"
 expect_out "router advertisements" "^link set port0 ra on$" cat "$WORK/saved"
 expect_out "their DNS servers" "^link set port0 rdnss 2001:db8:1::53,2001:db8:1::54$" cat "$WORK/saved"

@@ -82,7 +82,7 @@ def grammar(rnd):
         words = ["route", verb, pick(types), prefix()]
         if verb in ("show", "flush"):
             words = ["route", verb] + rnd.sample(
-                [f"table {pick(['all', 'main', '100', 'local'])}", f"root {prefix()}",
+                [f"table {pick(['all', 'main', '100', 'local', 'default'])}", f"root {prefix()}",
                  f"dev {pick(dev)}", f"via {pick(gw)}", f"proto {pick(protos)}",
                  f"type {pick(types[3:])}", "cache", f"match {pick(gw)}"], rnd.randint(0, 2))
             return " ".join(words)
@@ -111,14 +111,15 @@ def grammar(rnd):
         if verb == "show":
             return pick(["", "-6 "]) + "rule show"
         words = ["rule", verb]
-        sel = [f"priority {pick(num)}", f"from {prefix()}", f"to {prefix()}",
+        sel = [f"priority {pick(num + ['32767'])}", f"from {prefix()}", f"to {prefix()}",
                f"iif {pick(dev)}", f"dscp {pick(['0', '10', '63', '64'])}",
                f"tos {pick(['0x28', '0x29', '0'])}", f"ipproto {pick(['tcp', 'udp', 'icmp', '300'])}",
                f"sport {pick(['22', '1000-2000', '2000-1000', '0'])}",
                f"dport {pick(['53', '1-65535', '70000'])}"]
         words += rnd.sample(sel, rnd.randint(0, 4))
         words.append(pick(["table 100", "table main", "table 0", "blackhole", "unreachable",
-                           "prohibit", f"goto {pick(num)}", ""]))
+                           "prohibit", f"goto {pick(num)}", "", "lookup main",
+                           "table default"]))
         return " ".join(words)
 
     def addr():

@@ -249,7 +249,7 @@ test_order(void **state)
 	assert_int_equal(fib_rule_add(f, &c), 0);
 	struct order o = {0};
 	assert_int_equal(fib_rule_walk(f, FIB_AF_INET, order_cb, &o), 0);
-	assert_string_equal(o.s, "100:100 100:1001 32766:254 40000:100 ");
+	assert_string_equal(o.s, "100:100 100:1001 32766:254 32767:253 40000:100 ");
 	/* The rule after main is reached when main has no route. */
 	assert_int_equal(route4(f, "1.1.1.1", "203.0.113.1", 0, 0), FIB_NH_NONE);
 	struct fib_route r = R("203.0.113.0/24", 77, 0, 100);
@@ -291,6 +291,94 @@ test_ipv6(void **state)
 	struct fib_rule mixed = rule;
 	mixed.src = P("10.0.0.0/8");
 	assert_int_equal(fib_rule_add(f, &mixed), -EINVAL);
+}
+
+/* Linux's default rules: 32766 main and, IPv4 only, 32767 default,
+ * walked as rules, deleted and added back like any; no set while they
+ * alone exist and table default has no route of the family. */
+static void
+test_default_rules(void **state)
+{
+	struct fib *f = *state;
+	struct order o = {0};
+	assert_int_equal(fib_rule_walk(f, FIB_AF_INET, order_cb, &o), 0);
+	assert_string_equal(o.s, "32766:254 32767:253 ");
+	assert_false(fib_rules_active(f, FIB_AF_INET));
+	assert_false(fib_rules_active(f, FIB_AF_INET6));
+	struct fib_rule dmain = rule4(FIB_RULE_PRIO_MAIN, NULL, NULL, FIB_RULE_TABLE, 0);
+	struct fib_rule ddef =
+		rule4(FIB_RULE_PRIO_DEFAULT, NULL, NULL, FIB_RULE_TABLE, FIB_TABLE_DEFAULT);
+	assert_int_equal(fib_rule_add(f, &dmain), -EEXIST);
+	assert_int_equal(fib_rule_add(f, &ddef), -EEXIST);
+	/* Rules alone make no table default. */
+	struct fib_rule other = rule4(10, "10.0.0.0/8", NULL, FIB_RULE_BLACKHOLE, 0);
+	assert_int_equal(fib_rule_add(f, &other), 0);
+	assert_int_equal(fib_rule_del(f, &other), 0);
+	assert_null(fib_table_lookup(f, FIB_TABLE_DEFAULT));
+
+	/* Table default answers after main, as in Linux. */
+	A(f, "198.18.5.0/24", 5, 0, FIB_TABLE_DEFAULT);
+	A(f, "198.18.0.0/16", 6, 0, 0);
+	assert_true(fib_rules_active(f, FIB_AF_INET));
+	assert_false(fib_rules_active(f, FIB_AF_INET6));
+	assert_int_equal(route4(f, "1.1.1.1", "198.18.5.1", 0, 0), 6);
+	assert_int_equal(D(f, "198.18.0.0/16", 0, 0, true), 0);
+	assert_int_equal(route4(f, "1.1.1.1", "198.18.5.1", 0, 0), 5);
+	assert_int_equal(route4(f, "1.1.1.1", "198.18.6.1", 0, 0), FIB_NH_NONE);
+	/* IPv6 has no default rule: its routes there are not looked up. */
+	A(f, "2001:db8::/32", 7, 1024, FIB_TABLE_DEFAULT);
+	assert_false(fib_rules_active(f, FIB_AF_INET6));
+	assert_int_equal(D(f, "2001:db8::/32", 1024, FIB_TABLE_DEFAULT, true), 0);
+
+	/* Without main's rule only local delivery and the default table
+	 * answer; with no rule at all, only local delivery. */
+	A(f, "203.0.113.0/24", 8, 0, 0);
+	assert_int_equal(fib_rule_del(f, &dmain), 0);
+	assert_int_equal(fib_rule_del(f, &dmain), -ENOENT);
+	assert_true(fib_rules_active(f, FIB_AF_INET));
+	assert_int_equal(route4(f, "1.1.1.1", "203.0.113.1", 0, 0), FIB_NH_NONE);
+	assert_int_equal(route4(f, "1.1.1.1", "198.18.5.1", 0, 0), 5);
+	assert_int_equal(route4(f, "1.1.1.1", "192.0.2.1", 0, 0), NH_LOCAL);
+	assert_int_equal(fib_rule_del(f, &ddef), 0);
+	o = (struct order){0};
+	assert_int_equal(fib_rule_walk(f, FIB_AF_INET, order_cb, &o), 0);
+	assert_string_equal(o.s, "");
+	assert_int_equal(route4(f, "1.1.1.1", "198.18.5.1", 0, 0), FIB_NH_NONE);
+	assert_int_equal(route4(f, "1.1.1.1", "192.0.2.1", 0, 0), NH_LOCAL);
+
+	/* Main moved behind a rule, as `ip rule add pref 40000 lookup main;
+	 * ip rule del pref 32766` does. */
+	struct fib_rule late = rule4(40000, NULL, NULL, FIB_RULE_TABLE, FIB_TABLE_MAIN);
+	struct fib_rule hole = rule4(35000, NULL, "203.0.113.128/25", FIB_RULE_PROHIBIT, 0);
+	assert_int_equal(fib_rule_add(f, &late), 0);
+	assert_int_equal(fib_rule_add(f, &hole), 0);
+	assert_int_equal(route4(f, "1.1.1.1", "203.0.113.1", 0, 0), 8);
+	assert_int_equal(route4(f, "1.1.1.1", "203.0.113.200", 0, 0), NH_PROHIBIT);
+	assert_int_equal(fib_rule_del(f, &late), 0);
+	assert_int_equal(fib_rule_del(f, &hole), 0);
+
+	/* The defaults back: no set again once table default is empty. */
+	assert_int_equal(fib_rule_add(f, &ddef), 0);
+	assert_int_equal(fib_rule_add(f, &dmain), 0);
+	o = (struct order){0};
+	assert_int_equal(fib_rule_walk(f, FIB_AF_INET, order_cb, &o), 0);
+	assert_string_equal(o.s, "32766:254 32767:253 ");
+	assert_true(fib_rules_active(f, FIB_AF_INET));
+	assert_int_equal(route4(f, "1.1.1.1", "198.18.5.1", 0, 0), 5);
+	assert_int_equal(D(f, "198.18.5.0/24", 0, FIB_TABLE_DEFAULT, true), 0);
+	assert_false(fib_rules_active(f, FIB_AF_INET));
+
+	/* IPv6's main rule, deleted: only local delivery is left. */
+	struct fib_rule dmain6 = rule6(FIB_RULE_PRIO_MAIN, NULL, NULL, FIB_RULE_TABLE, 0);
+	A(f, "2001:db8::/32", 9, 1024, 0);
+	assert_int_equal(fib_rule_del(f, &dmain6), 0);
+	struct fib_prefix d6 = P("2001:db8::5/128"), s6 = P("2001:db9::1/128");
+	struct fib_flow fl = {0};
+	uint32_t m6 = fib_lookup6(fib_table_lookup(f, 0), d6.addr.v6);
+	assert_int_equal(m6, 9);
+	assert_int_equal(fib_rule_route6(f, s6.addr.v6, d6.addr.v6, &fl, m6), FIB_NH_NONE);
+	assert_int_equal(fib_rule_add(f, &dmain6), 0);
+	assert_false(fib_rules_active(f, FIB_AF_INET6));
 }
 
 /* Throw routes, as Linux's: a hole in their table. A rule looking the
@@ -474,6 +562,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_l4_selectors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_prefix_edges, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_order, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_default_rules, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ipv6, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_goto, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_throw, setup, teardown),

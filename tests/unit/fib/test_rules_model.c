@@ -4,8 +4,11 @@
  * documented semantics (docs/fib.md, "Policy rules"), not from rules.c:
  *
  *  - a main-table answer of the local nexthop wins before any rule;
- *  - rules in priority order, equal priorities in the order added, the
- *    implicit main rule (32766) before any custom rule of its priority;
+ *  - rules in priority order, equal priorities in the order added;
+ *    Linux's default rules (32766 main, IPv4's 32767 default) are there
+ *    from the start, and are deleted and added back like any other;
+ *  - while the defaults alone exist (and, for IPv4, table default has no
+ *    route), there is no rule set: main's answer stands;
  *  - the first rule whose selectors all match decides: a table rule
  *    answers with its table's route, or when the table has none the walk
  *    goes on at the next rule; blackhole, unreachable and prohibit answer
@@ -33,12 +36,38 @@
 
 struct model {
 	uint8_t af;
-	struct fib_rule r[MAX_RULES]; /* custom rules, in evaluation order */
+	struct fib_rule r[MAX_RULES]; /* the rules, defaults included, in evaluation order */
 	unsigned int n;
 };
 
+/* A rule for every packet, looking table up: the defaults' form. */
+static struct fib_rule
+all_rule(uint8_t af, uint32_t priority, uint32_t table)
+{
+	return (struct fib_rule){.priority = priority,
+				 .family = af,
+				 .action = FIB_RULE_TABLE,
+				 .dscp = FIB_DSCP_ANY,
+				 .iif = FIB_IIF_ANY,
+				 .table = table,
+				 .src = {.family = af},
+				 .dst = {.family = af}};
+}
+
+/* Linux's defaults for the family, as a fib starts with them. */
+static unsigned int
+defaults(uint8_t af, struct fib_rule out[2])
+{
+	out[0] = all_rule(af, FIB_RULE_PRIO_MAIN, FIB_TABLE_MAIN);
+	out[1] = all_rule(af, FIB_RULE_PRIO_DEFAULT, FIB_TABLE_DEFAULT);
+	return af == FIB_AF_INET ? 2 : 1;
+}
+
 static unsigned long changed, packets;       /* answers the rules changed, of all */
 static unsigned long all_refused, all_gotos; /* duplicates refused, gotos added */
+/* Operations after which there was no rule, no rule looking main up for
+ * every packet, no rule set. */
+static unsigned long states[3];
 
 static unsigned int
 max_len(uint8_t af)
@@ -57,6 +86,12 @@ static const uint32_t prios[] = {1, 100, 100, 32765, 32766, 32767, 40000};
 static struct fib_rule
 random_rule(uint8_t af)
 {
+	/* Now and then a default rule, to add back what deletes took. */
+	if (tk_rnd() % 10 == 0) {
+		struct fib_rule d[2];
+		unsigned int nd = defaults(af, d);
+		return d[tk_rnd() % nd];
+	}
 	struct fib_rule r = {.priority = prios[tk_rnd() % 7],
 			     .family = af,
 			     .dscp = FIB_DSCP_ANY,
@@ -89,7 +124,8 @@ random_rule(uint8_t af)
 	}
 	k = tk_rnd() % 12;
 	if (k < 6) {
-		static const uint32_t tables[] = {0, FIB_TABLE_MAIN, 100, 100, 101, 102};
+		static const uint32_t tables[] = {0,   FIB_TABLE_MAIN,    100,
+						  101, FIB_TABLE_DEFAULT, 102};
 		r.action = FIB_RULE_TABLE;
 		r.table = tables[k];
 	} else if (k < 9) {
@@ -172,24 +208,26 @@ table_lookup(const struct fib *f, uint8_t af, uint32_t table, tkey_t dst)
 	return af == FIB_AF_INET ? fib_lookup4(t, p.addr.v4) : fib_lookup6(t, p.addr.v6);
 }
 
-/* The rules in evaluation order, the implicit main rule included. */
+/* The rules in evaluation order. */
 static unsigned int
 ordered(const struct model *m, struct fib_rule *out)
 {
-	unsigned int n = 0, i = 0;
-	for (; i < m->n && m->r[i].priority < FIB_RULE_PRIO_MAIN; i++)
-		out[n++] = m->r[i];
-	out[n++] = (struct fib_rule){.priority = FIB_RULE_PRIO_MAIN,
-				     .family = m->af,
-				     .action = FIB_RULE_TABLE,
-				     .dscp = FIB_DSCP_ANY,
-				     .iif = FIB_IIF_ANY,
-				     .table = FIB_TABLE_MAIN,
-				     .src = {.family = m->af},
-				     .dst = {.family = m->af}};
-	for (; i < m->n; i++)
-		out[n++] = m->r[i];
-	return n;
+	memcpy(out, m->r, sizeof(m->r[0]) * m->n);
+	return m->n;
+}
+
+/* Must the rules be walked (fib_rules_active)? Not while the defaults
+ * alone exist, nor for IPv4 while table default is empty too. */
+static bool
+walked(const struct fib *f, const struct model *m)
+{
+	struct fib_rule d[2];
+	unsigned int nd = defaults(m->af, d);
+	bool pristine = m->n == nd;
+	for (unsigned int i = 0; pristine && i < nd; i++)
+		pristine = same_rule(&m->r[i], &d[i]);
+	return !pristine ||
+	       (m->af == FIB_AF_INET && fib_route_count(f, FIB_TABLE_DEFAULT, m->af) > 0);
 }
 
 static uint32_t
@@ -291,7 +329,7 @@ check_packets(const struct fib *f, const struct model *m, unsigned int op)
 		fib_lookup6_bulk(t, d6, nh, PACKETS);
 	uint32_t want[PACKETS], one[PACKETS];
 	bool active = fib_rules_active(f, m->af);
-	assert_int_equal(active, m->n > 0);
+	assert_int_equal(active, walked(f, m));
 	for (unsigned int i = 0; i < PACKETS; i++) {
 		want[i] = reference(f, m, &p[i], nh[i]);
 		changed += want[i] != nh[i];
@@ -331,11 +369,12 @@ walk_cb(const struct fib_rule *r, void *arg)
 static void
 random_route(struct fib *f, uint8_t af, bool add)
 {
-	static const uint32_t tables[] = {FIB_TABLE_MAIN, FIB_TABLE_MAIN, 100, 101};
+	static const uint32_t tables[] = {FIB_TABLE_MAIN, FIB_TABLE_MAIN, 100, 101,
+					  FIB_TABLE_DEFAULT};
 	static const uint8_t lens4[] = {0, 8, 16, 24, 28, 32}, lens6[] = {0, 16, 32, 48, 64, 128};
 	unsigned int len = af == FIB_AF_INET ? lens4[tk_rnd() % 6] : lens6[tk_rnd() % 6];
 	struct fib_route r = {.dst = random_prefix(af, len)};
-	r.table = tables[tk_rnd() % 4];
+	r.table = tables[tk_rnd() % 5];
 	unsigned int k = tk_rnd() % 10;
 	r.type = k < 7   ? FIB_RT_UNICAST
 		 : k < 8 ? FIB_RT_LOCAL
@@ -356,13 +395,17 @@ run(uint8_t af, unsigned int s)
 	static struct model m;
 	memset(&m, 0, sizeof(m));
 	m.af = af;
+	m.n = defaults(af, m.r);
 	unsigned int used = tk_srand(s);
 	for (int i = 0; i < 300; i++)
 		random_route(f, af, true);
 	unsigned int added = 0, refused = 0, gotos = 0;
 	for (unsigned int op = 0; op < OPS; op++) {
 		unsigned int dice = tk_rnd() % 100;
-		if (dice < 45 && m.n < MAX_RULES) {
+		/* Phases of 500 operations grow the rules and take them back
+		 * down, through the defaults alone and no rule at all. */
+		unsigned int adds = (op / 500) % 2 ? 15 : 45;
+		if (dice < adds && m.n < MAX_RULES) {
 			struct fib_rule r = random_rule(af);
 			bool dup = false;
 			for (unsigned int i = 0; i < m.n; i++)
@@ -409,6 +452,14 @@ run(uint8_t af, unsigned int s)
 			random_route(f, af, dice < 92);
 		}
 		check_packets(f, &m, op);
+		bool has_main = false;
+		for (unsigned int i = 0; i < m.n; i++) {
+			struct fib_rule a = all_rule(af, m.r[i].priority, FIB_TABLE_MAIN);
+			has_main |= same_rule(&m.r[i], &a);
+		}
+		states[0] += m.n == 0;
+		states[1] += !has_main;
+		states[2] += !walked(f, &m);
 		if (op % 100 == 0) {
 			static struct walk_acc w;
 			w.m = &m;
@@ -439,6 +490,10 @@ test_random_rules(void **state)
 	print_message("%lu of %lu packets answered otherwise than by main\n", changed, packets);
 	assert_true(changed > packets / 5);
 	assert_true(all_refused > 0 && all_gotos > 0);
+	print_message("operations after which there was no rule: %lu, no main rule for all: %lu, "
+		      "no rule set: %lu\n",
+		      states[0], states[1], states[2]);
+	assert_true(states[0] > 0 && states[1] > 0 && states[2] > 0);
 }
 
 int
