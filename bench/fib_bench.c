@@ -522,29 +522,64 @@ bench_rules(void)
 	if ((rc = peer_ours(&p, FIB_AF_INET, w.pl.n, 1u << 16)) < 0 || load(&p, &w) < 0)
 		return rc < 0 ? rc : -EIO;
 	struct fib *fib = peer_ours_fib(&p);
-	struct fib_rule rule = {.priority = 100,
-				.family = FIB_AF_INET,
-				.action = FIB_RULE_TABLE,
-				.dscp = FIB_DSCP_ANY,
-				.iif = FIB_IIF_ANY,
-				.src = {.family = FIB_AF_INET, .len = 8, .addr.v4 = 0x0a000000},
-				.dst = {.family = FIB_AF_INET},
-				.table = 100};
-	double none[MAX_RUNS], one[MAX_RUNS];
-	for (unsigned int r = 0; r < opt.runs; r++) {
-		none[r] = time_route4(fib, src, w.addrs, w.naddrs);
-		if ((rc = fib_rule_add(fib, &rule)) < 0)
-			return rc;
-		one[r] = time_route4(fib, src, w.addrs, w.naddrs);
-		if ((rc = fib_rule_del(fib, &rule)) < 0)
-			return rc;
+	/* Rules from sources in 1.0.0.0/8, 2.0.0.0/8, ..., which no packet
+	 * has: every packet walks them all to main's. */
+	static const unsigned int counts[] = {1, 4, 16, 64};
+	double cost[RTE_DIM(counts)];
+	double none[MAX_RUNS], some[MAX_RUNS];
+	for (unsigned int c = 0; c < RTE_DIM(counts); c++) {
+		for (unsigned int r = 0; r < opt.runs; r++) {
+			none[r] = time_route4(fib, src, w.addrs, w.naddrs);
+			for (unsigned int k = 0; k < counts[c] && rc == 0; k++)
+				rc = fib_rule_add(
+					fib, &(struct fib_rule){.priority = 100 + k,
+								.family = FIB_AF_INET,
+								.action = FIB_RULE_TABLE,
+								.dscp = FIB_DSCP_ANY,
+								.iif = FIB_IIF_ANY,
+								.src = {.family = FIB_AF_INET,
+									.len = 8,
+									.addr.v4 = (1u + k) << 24},
+								.dst = {.family = FIB_AF_INET},
+								.table = 100});
+			if (rc < 0)
+				return rc;
+			some[r] = time_route4(fib, src, w.addrs, w.naddrs);
+			for (unsigned int k = 0; k < counts[c] && rc == 0; k++)
+				rc = fib_rule_del(
+					fib, &(struct fib_rule){.priority = 100 + k,
+								.family = FIB_AF_INET,
+								.action = FIB_RULE_TABLE,
+								.dscp = FIB_DSCP_ANY,
+								.iif = FIB_IIF_ANY,
+								.src = {.family = FIB_AF_INET,
+									.len = 8,
+									.addr.v4 = (1u + k) << 24},
+								.dst = {.family = FIB_AF_INET},
+								.table = 100});
+			if (rc < 0)
+				return rc;
+		}
+		double base = bench_median(none, opt.runs), with = bench_median(some, opt.runs);
+		cost[c] = with - base;
+		if (c == 0) {
+			printf("Rules, IPv4: routing with no custom rule %.2f cycles, with one "
+			       "%.2f "
+			       "cycles\n",
+			       base, with);
+			summary("rule4_none_cycles", base);
+			summary("rule4_one_cycles", with);
+			summary("rule4_first_rule_cost_cycles", cost[c]);
+		} else {
+			char key[64];
+			snprintf(key, sizeof(key), "rule4_%u_rules_cost_cycles", counts[c]);
+			summary(key, cost[c]);
+		}
 	}
-	double n0 = bench_median(none, opt.runs), n1 = bench_median(one, opt.runs);
-	printf("Rules, IPv4: routing with no custom rule %.2f cycles, with one %.2f cycles\n", n0,
-	       n1);
-	summary("rule4_none_cycles", n0);
-	summary("rule4_one_cycles", n1);
-	summary("rule4_first_rule_cost_cycles", n1 - n0);
+	printf("Rules, IPv4: what rules that match no packet cost a packet, in cycles:");
+	for (unsigned int c = 0; c < RTE_DIM(counts); c++)
+		printf(" %u rules %.2f%s", counts[c], cost[c],
+		       c + 1 < RTE_DIM(counts) ? "," : "\n");
 	p.destroy(p.ctx);
 	free(src);
 	prefix_list_free(&w.pl);
