@@ -484,9 +484,11 @@ run_family(const struct family_setup *fs)
 /* What the first custom rule costs: the datapath's routing step with no
  * rule (bulk lookup of main only) against one rule that does not match
  * (bulk lookup of main, then the burst through the rules, as the
- * datapath calls them). */
+ * datapath calls them); and what more rules cost. IPv6 addresses go by
+ * pointers, as the datapath passes them, built in the timed loop as
+ * ours_bulk6 builds them. */
 static double
-time_route4(struct fib *fib, const uint32_t *src, const uint32_t *dst, uint32_t n)
+time_route(struct fib *fib, uint8_t af, const void *src, const void *dst, uint32_t n)
 {
 	const struct fib_table *main_t = fib_table_lookup(fib, FIB_TABLE_MAIN);
 	uint32_t nh[PEER_BURST_MAX];
@@ -495,10 +497,27 @@ time_route4(struct fib *fib, const uint32_t *src, const uint32_t *dst, uint32_t 
 	uint32_t acc = 0;
 	uint64_t t0 = bench_tsc();
 	for (uint32_t i = 0; i + opt.burst <= n; i += opt.burst) {
-		fib_lookup4_bulk(main_t, &dst[i], nh, opt.burst);
-		const struct fib_rule_set *rules = fib_rules_get(fib, FIB_AF_INET);
-		if (rules != NULL)
-			fib_rule_route4_bulk(fib, rules, &src[i], &dst[i], flow, nh, opt.burst);
+		const struct fib_rule_set *rules;
+		if (af == FIB_AF_INET) {
+			const uint32_t *s4 = (const uint32_t *)src + i,
+				       *d4 = (const uint32_t *)dst + i;
+			fib_lookup4_bulk(main_t, d4, nh, opt.burst);
+			rules = fib_rules_get(fib, FIB_AF_INET);
+			if (rules != NULL)
+				fib_rule_route4_bulk(fib, rules, s4, d4, flow, nh, opt.burst);
+		} else {
+			const uint8_t(*s6)[16] = (const uint8_t(*)[16])src + i;
+			const uint8_t(*d6)[16] = (const uint8_t(*)[16])dst + i;
+			const uint8_t *sp[PEER_BURST_MAX], *dp[PEER_BURST_MAX];
+			for (unsigned int k = 0; k < opt.burst; k++) {
+				sp[k] = s6[k];
+				dp[k] = d6[k];
+			}
+			fib_lookup6_bulk(main_t, dp, nh, opt.burst);
+			rules = fib_rules_get(fib, FIB_AF_INET6);
+			if (rules != NULL)
+				fib_rule_route6_bulk(fib, rules, sp, dp, flow, nh, opt.burst);
+		}
 		acc += nh[0];
 	}
 	double c = (double)(bench_tsc() - t0) / (n - n % opt.burst);
@@ -507,76 +526,94 @@ time_route4(struct fib *fib, const uint32_t *src, const uint32_t *dst, uint32_t 
 	return c;
 }
 
-static int
-bench_rules(void)
+/* Rule k of the ones that match no packet: from 1.0.0.0/8, 2.0.0.0/8, ...
+ * (IPv6: 1::/16, 2::/16, ...), sources the benchmark's packets never
+ * have (their first bit is set). */
+static struct fib_rule
+unmatched_rule(uint8_t af, unsigned int k)
 {
-	struct workload w = {.af = FIB_AF_INET, .naddrs = opt.addrs};
-	int rc = workload_routes(&w, "prefixes-v4.txt.gz", FIB_NH_MAX);
+	struct fib_rule r = {.priority = 100 + k,
+			     .family = af,
+			     .action = FIB_RULE_TABLE,
+			     .dscp = FIB_DSCP_ANY,
+			     .iif = FIB_IIF_ANY,
+			     .src = {.family = af, .len = 8},
+			     .dst = {.family = af},
+			     .table = 100};
+	if (af == FIB_AF_INET) {
+		r.src.addr.v4 = (1u + k) << 24;
+	} else {
+		r.src.len = 16;
+		r.src.addr.v6[1] = (uint8_t)(1 + k);
+	}
+	return r;
+}
+
+static int
+bench_rules(uint8_t af)
+{
+	const char *fam = af == FIB_AF_INET ? "4" : "6";
+	struct workload w = {.af = af, .naddrs = opt.addrs};
+	int rc = workload_routes(
+		&w, af == FIB_AF_INET ? "prefixes-v4.txt.gz" : "prefixes-v6.txt.gz", FIB_NH_MAX);
 	if (rc < 0)
 		return rc;
 	make_addrs(&w);
-	uint32_t *src = malloc(sizeof(*src) * w.naddrs);
-	for (uint32_t i = 0; i < w.naddrs; i++)
-		src[i] = ((uint32_t *)w.addrs)[w.naddrs - 1 - i] | 0x80000000u; /* never 10/8 */
+	/* The sources: the destinations backwards, first bit set. */
+	uint8_t *src = malloc(w.addr_size * w.naddrs);
+	if (src == NULL)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < w.naddrs; i++) {
+		memcpy(src + (size_t)i * w.addr_size, addr_at(&w, w.naddrs - 1 - i), w.addr_size);
+		if (af == FIB_AF_INET)
+			((uint32_t *)src)[i] |= 0x80000000u;
+		else
+			src[(size_t)i * w.addr_size] |= 0x80;
+	}
 	struct peer p;
-	if ((rc = peer_ours(&p, FIB_AF_INET, w.pl.n, 1u << 16)) < 0 || load(&p, &w) < 0)
+	if ((rc = peer_ours(&p, af, w.pl.n, 1u << 16)) < 0 || load(&p, &w) < 0)
 		return rc < 0 ? rc : -EIO;
 	struct fib *fib = peer_ours_fib(&p);
-	/* Rules from sources in 1.0.0.0/8, 2.0.0.0/8, ..., which no packet
-	 * has: every packet walks them all to main's. */
 	static const unsigned int counts[] = {1, 4, 16, 64};
 	double cost[RTE_DIM(counts)];
 	double none[MAX_RUNS], some[MAX_RUNS];
+	char key[64];
 	for (unsigned int c = 0; c < RTE_DIM(counts); c++) {
 		for (unsigned int r = 0; r < opt.runs; r++) {
-			none[r] = time_route4(fib, src, w.addrs, w.naddrs);
-			for (unsigned int k = 0; k < counts[c] && rc == 0; k++)
-				rc = fib_rule_add(
-					fib, &(struct fib_rule){.priority = 100 + k,
-								.family = FIB_AF_INET,
-								.action = FIB_RULE_TABLE,
-								.dscp = FIB_DSCP_ANY,
-								.iif = FIB_IIF_ANY,
-								.src = {.family = FIB_AF_INET,
-									.len = 8,
-									.addr.v4 = (1u + k) << 24},
-								.dst = {.family = FIB_AF_INET},
-								.table = 100});
+			none[r] = time_route(fib, af, src, w.addrs, w.naddrs);
+			for (unsigned int k = 0; k < counts[c] && rc == 0; k++) {
+				struct fib_rule ru = unmatched_rule(af, k);
+				rc = fib_rule_add(fib, &ru);
+			}
 			if (rc < 0)
 				return rc;
-			some[r] = time_route4(fib, src, w.addrs, w.naddrs);
-			for (unsigned int k = 0; k < counts[c] && rc == 0; k++)
-				rc = fib_rule_del(
-					fib, &(struct fib_rule){.priority = 100 + k,
-								.family = FIB_AF_INET,
-								.action = FIB_RULE_TABLE,
-								.dscp = FIB_DSCP_ANY,
-								.iif = FIB_IIF_ANY,
-								.src = {.family = FIB_AF_INET,
-									.len = 8,
-									.addr.v4 = (1u + k) << 24},
-								.dst = {.family = FIB_AF_INET},
-								.table = 100});
+			some[r] = time_route(fib, af, src, w.addrs, w.naddrs);
+			for (unsigned int k = 0; k < counts[c] && rc == 0; k++) {
+				struct fib_rule ru = unmatched_rule(af, k);
+				rc = fib_rule_del(fib, &ru);
+			}
 			if (rc < 0)
 				return rc;
 		}
 		double base = bench_median(none, opt.runs), with = bench_median(some, opt.runs);
 		cost[c] = with - base;
 		if (c == 0) {
-			printf("Rules, IPv4: routing with no custom rule %.2f cycles, with one "
+			printf("Rules, IPv%s: routing with no custom rule %.2f cycles, with one "
 			       "%.2f "
 			       "cycles\n",
-			       base, with);
-			summary("rule4_none_cycles", base);
-			summary("rule4_one_cycles", with);
-			summary("rule4_first_rule_cost_cycles", cost[c]);
+			       fam, base, with);
+			snprintf(key, sizeof(key), "rule%s_none_cycles", fam);
+			summary(key, base);
+			snprintf(key, sizeof(key), "rule%s_one_cycles", fam);
+			summary(key, with);
+			snprintf(key, sizeof(key), "rule%s_first_rule_cost_cycles", fam);
+			summary(key, cost[c]);
 		} else {
-			char key[64];
-			snprintf(key, sizeof(key), "rule4_%u_rules_cost_cycles", counts[c]);
+			snprintf(key, sizeof(key), "rule%s_%u_rules_cost_cycles", fam, counts[c]);
 			summary(key, cost[c]);
 		}
 	}
-	printf("Rules, IPv4: what rules that match no packet cost a packet, in cycles:");
+	printf("Rules, IPv%s: what rules that match no packet cost a packet, in cycles:", fam);
 	for (unsigned int c = 0; c < RTE_DIM(counts); c++)
 		printf(" %u rules %.2f%s", counts[c], cost[c],
 		       c + 1 < RTE_DIM(counts) ? "," : "\n");
@@ -780,7 +817,9 @@ main(int argc, char **argv)
 		if (opt.only == NULL || strcmp(opt.only, fams[i].tag) == 0)
 			rc = run_family(&fams[i]);
 	if (rc == 0 && (opt.only == NULL || strcmp(opt.only, "rules") == 0))
-		rc = bench_rules();
+		rc = bench_rules(FIB_AF_INET);
+	if (rc == 0 && (opt.only == NULL || strcmp(opt.only, "rules") == 0))
+		rc = bench_rules(FIB_AF_INET6);
 	if (rc == 0 && opt.only != NULL && strcmp(opt.only, "shrink") == 0) {
 		rc = shrink_family(FIB_AF_INET, "prefixes-v4.txt.gz", "4");
 		if (rc == 0)

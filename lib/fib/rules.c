@@ -14,6 +14,11 @@
 
 #include <rte_branch_prediction.h>
 #include <rte_common.h>
+#if defined(__AVX512F__) && defined(__AVX512BW__)
+#include <immintrin.h>
+#define RULES_X16 16  /* packets match4_x16 compares with a rule at once */
+#define RULE_CHUNK 64 /* packets of a burst whose first matches it finds at a time */
+#endif
 
 #include "fib_priv.h"
 #include "table.h"
@@ -498,6 +503,108 @@ match6(const struct rule_walk *w, uint32_t i, uint32_t end, fib_key_t src, fib_k
 	return i;
 }
 
+#ifdef RULES_X16
+/*
+ * match4(w, 0, main_at, ...) for each of n packets, 32 a step: each rule
+ * is compared with 32 packets at once (their sources, destinations and
+ * flow words in vector registers, a rule's fields broadcast once for
+ * all 32), so that a rule costs well under an instruction a packet
+ * instead of eight, and the step stops at the first rule after which
+ * no packet is left undecided. A rule's compares do not wait for the
+ * previous rule's: only the "still open" masks chain from rule to rule.
+ * @return the packets (n at most 64, bit i for packet i) that a rule
+ * before main_at matched: first[i] holds that rule, the others match
+ * main_at, which their caller knows without reading first[] (read right
+ * after the vector stores, it could wait for them).
+ */
+static inline uint64_t
+match4_x16(const struct rule_walk *w, const uint32_t *src, const uint32_t *dst,
+	   const struct fib_flow *flow, uint32_t *first, unsigned int n, bool ports)
+{
+	enum { G = 2 }; /* groups of 16 packets a step */
+	const __m512i low16 = _mm512_set1_epi64(0xffff);
+	uint64_t decided = 0;
+	for (unsigned int i = 0; i < n; i += G * RULES_X16) {
+		__m512i s[G], d[G], f[2 * G], at[G];
+		__mmask16 live[G], open[G];
+		__mmask16 any = 0;
+		for (int g = 0; g < G; g++) {
+			unsigned int o = i + g * RULES_X16;
+			unsigned int left = n > o ? n - o : 0;
+			live[g] = left >= RULES_X16 ? 0xffff : (__mmask16)((1u << left) - 1);
+			at[g] = _mm512_set1_epi32((int)w->main_at);
+			open[g] = live[g];
+			any |= live[g];
+			if (left == 0) { /* no pointer past the burst, even unread */
+				s[g] = d[g] = f[2 * g] = f[2 * g + 1] = _mm512_setzero_si512();
+				continue;
+			}
+			s[g] = _mm512_maskz_loadu_epi32(live[g], src + o);
+			d[g] = _mm512_maskz_loadu_epi32(live[g], dst + o);
+			f[2 * g] = _mm512_maskz_loadu_epi64((__mmask8)live[g], flow + o);
+			f[2 * g + 1] = _mm512_maskz_loadu_epi64((__mmask8)(live[g] >> 8),
+								left > 8 ? flow + o + 8 : flow + o);
+		}
+		for (uint32_t r = 0; r < w->main_at && any != 0; r++) {
+			const struct rule_rt4 *ru = &w->r4[r];
+			const __m512i sm = _mm512_set1_epi32((int)ru->src_mask),
+				      sv = _mm512_set1_epi32((int)ru->src),
+				      dm = _mm512_set1_epi32((int)ru->dst_mask),
+				      dv = _mm512_set1_epi32((int)ru->dst),
+				      mm = _mm512_set1_epi64((long long)ru->a.meta_mask),
+				      mv = _mm512_set1_epi64((long long)ru->a.meta),
+				      rv = _mm512_set1_epi32((int)r);
+			any = 0;
+			for (int g = 0; g < G; g++) {
+				__mmask16 hit =
+					_mm512_cmpeq_epi32_mask(_mm512_and_si512(s[g], sm), sv) &
+					_mm512_cmpeq_epi32_mask(_mm512_and_si512(d[g], dm), dv);
+				__mmask8 h[2];
+				for (int k = 0; k < 2; k++) {
+					__m512i fk = f[2 * g + k];
+					h[k] = _mm512_cmpeq_epi64_mask(_mm512_and_si512(fk, mm),
+								       mv);
+					if (ports) {
+						/* (port - lo) & 0xffff <= span, as
+						 * act_miss's 16-bit wrap: sport at
+						 * bits 32-47, dport at 48-63. */
+						__m512i sp = _mm512_and_si512(
+							_mm512_sub_epi64(
+								_mm512_srli_epi64(fk, 32),
+								_mm512_set1_epi64(ru->a.sport_lo)),
+							low16);
+						__m512i dp = _mm512_and_si512(
+							_mm512_sub_epi64(
+								_mm512_srli_epi64(fk, 48),
+								_mm512_set1_epi64(ru->a.dport_lo)),
+							low16);
+						h[k] = _mm512_mask_cmple_epu64_mask(
+							h[k], sp,
+							_mm512_set1_epi64(ru->a.sport_span));
+						h[k] = _mm512_mask_cmple_epu64_mask(
+							h[k], dp,
+							_mm512_set1_epi64(ru->a.dport_span));
+					}
+				}
+				hit &= (__mmask16)(h[0] | (h[1] << 8)) & open[g];
+				at[g] = _mm512_mask_mov_epi32(at[g], hit, rv);
+				open[g] &= (__mmask16)~hit;
+				any |= open[g];
+			}
+		}
+		for (int g = 0; g < G; g++) {
+			__mmask16 hit = live[g] & (__mmask16)~open[g];
+			/* Unmasked: a masked store could not forward to
+			 * the loads that read it back at once. */
+			if (hit != 0)
+				_mm512_storeu_si512(first + i + g * RULES_X16, at[g]);
+			decided |= (uint64_t)hit << (i + g * RULES_X16);
+		}
+	}
+	return decided;
+}
+#endif
+
 /* A matching rule's answer, when it needs no table lookup: its type's
  * nexthop, or main_nh for the main table (looked up already) when that
  * has a route. Otherwise FIB_NH_NONE: the caller walks on (rules_on). */
@@ -629,16 +736,35 @@ route_bulk(const struct rule_walk *w, const uint32_t *src4, const uint32_t *dst4
 {
 	struct rule_pending q;
 	q.n = 0; /* only n: an initializer would clear the arrays each call */
+#ifdef RULES_X16
+	/* IPv4's first matches, a chunk of RULE_CHUNK packets at a time. */
+	uint32_t first[RULE_CHUNK + RULES_X16]; /* whole vectors, past n too */
+	uint64_t decided = 0;
+#endif
 	for (unsigned int i = 0; i < n; i++) {
+#ifdef RULES_X16
+		if (!dst6 && i % RULE_CHUNK == 0)
+			decided = match4_x16(w, src4 + i, dst4 + i, flow + i, first,
+					     RTE_MIN(n - i, (unsigned int)RULE_CHUNK), ports);
+#endif
 		if (nh[i] == w->local_nh)
 			continue;
-		struct rule_pkt p = rule_pkt(&flow[i]);
 		uint32_t r;
 		if (dst6) {
+			/* IPv6 by match6: a vector form whose gathers read the
+			 * addresses cost more than its compares saved (fib_bench
+			 * --only rules, docs/performance.md). */
+			struct rule_pkt p = rule_pkt(&flow[i]);
 			r = match6(w, 0, w->main_at, key_from_v6(src6[i]), key_from_v6(dst6[i]), &p,
 				   ports);
 		} else {
+#ifdef RULES_X16
+			unsigned int j = i % RULE_CHUNK;
+			r = (decided >> j) & 1 ? first[j] : w->main_at;
+#else
+			struct rule_pkt p = rule_pkt(&flow[i]);
 			r = match4(w, 0, w->main_at, src4[i], dst4[i], &p, ports);
+#endif
 		}
 		const struct rule_act *a = dst6 ? &w->r6[r].a : &w->r4[r].a;
 		uint32_t v = quick_answer(w, a, nh[i]);
