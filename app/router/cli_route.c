@@ -824,21 +824,81 @@ route_flush(struct cli *c)
 	return 0;
 }
 
+/* route get fibmatch: the route that answers dst, in the table the
+ * rules chose, shown as route show shows it (as ip route get fibmatch).
+ * The router's own host routes for neighbours are not shown by route
+ * show, so the route they sit in answers for them. */
+static int
+route_fibmatch(struct cli *c, const struct fib_prefix *src, const struct fib_prefix *dst,
+	       const struct fib_flow *flow)
+{
+	struct router *r = c->r;
+	uint32_t table, nh;
+	if (dst->family == FIB_AF_INET) {
+		nh = fib_lookup4(r->main, dst->addr.v4);
+		table = fib_rule_table4(r->fib, src->addr.v4, dst->addr.v4, flow, nh);
+		nh = rt_route4(r, src->addr.v4, dst->addr.v4, flow);
+	} else {
+		nh = fib_lookup6(r->main, dst->addr.v6);
+		table = fib_rule_table6(r->fib, src->addr.v6, dst->addr.v6, flow, nh);
+		nh = rt_route6(r, src->addr.v6, dst->addr.v6, flow);
+	}
+	char d[64];
+	cli_fmt_prefix(dst, d, sizeof(d));
+	if (table == 0) {
+		/* A rule's action, or nothing: what Linux's lookup returns. */
+		if (nh == r->nh_blackhole)
+			return cli_fail(c, EINVAL, "route get: %s: Invalid argument", d);
+		if (nh == r->nh_prohibit)
+			return cli_fail(c, EACCES, "route get: %s: Permission denied", d);
+		return cli_fail(c, ENETUNREACH, "route get: %s: Network is unreachable", d);
+	}
+	struct fib_route rt;
+	if (fib_route_match(r->fib, table, dst, &rt) != 0)
+		return cli_fail(c, ENETUNREACH, "route get: %s: Network is unreachable", d);
+	for (int len = rt.dst.len - 1; rt.origin == RT_ORIGIN_NEIGH && len >= 0; len--) {
+		struct fib_route key = {.dst = *dst, .table = table}, got;
+		key.dst.len = (uint8_t)len;
+		if (dst->family == FIB_AF_INET)
+			key.dst.addr.v4 &= len ? ~0u << (32 - len) : 0;
+		else
+			for (int b = len; b < 128; b++)
+				key.dst.addr.v6[b / 8] &= (uint8_t) ~(0x80 >> (b % 8));
+		if (fib_route_get(r->fib, &key, true, &got) == 0 && !(got.flags & FIB_RF_DOWN))
+			rt = got;
+	}
+	const struct route_filter all = {.all = true};
+	struct show_ctx s = {.c = c, .first = true, .f = &all};
+	if (c->json)
+		rt_buf_printf(c->out, "[");
+	show_route(&rt, &s);
+	if (c->json)
+		rt_buf_printf(c->out, "]\n");
+	return 0;
+}
+
 /* route get ADDR [from ADDR] [iif PORT|lo] [dscp N] [ipproto P] [sport N]
- * [dport N]: what the datapath would do with a packet from PORT, or
- * without iif, as Linux, with one the router sends itself. */
+ * [dport N] [fibmatch]: what the datapath would do with a packet from
+ * PORT, or without iif, as Linux, with one the router sends itself. */
 static int
 route_get(struct cli *c)
 {
 	struct router *r = c->r;
 	struct fib_prefix dst, src = {0};
 	struct fib_flow flow = {.iif = FIB_IIF_LOCAL};
-	int rc = cli_parse_addr(c, "route get", cli_next(c), c->family, &dst);
-	const char *w;
+	bool fibmatch = false;
+	const char *w = cli_next(c);
+	if (w != NULL && strcmp(w, "fibmatch") == 0) {
+		fibmatch = true;
+		w = cli_next(c);
+	}
+	int rc = cli_parse_addr(c, "route get", w, c->family, &dst);
 	while (rc == 0 && (w = cli_next(c)) != NULL) {
 		uint32_t v;
 		uint16_t hi;
-		if (strcmp(w, "from") == 0) {
+		if (strcmp(w, "fibmatch") == 0) {
+			fibmatch = true;
+		} else if (strcmp(w, "from") == 0) {
 			rc = cli_parse_addr(c, "route get", cli_next(c), dst.family, &src);
 		} else if (strcmp(w, "iif") == 0) {
 			rc = cli_parse_iif(c, cli_next(c), &flow.iif);
@@ -858,6 +918,8 @@ route_get(struct cli *c)
 	}
 	if (rc < 0)
 		return rc;
+	if (fibmatch)
+		return route_fibmatch(c, &src, &dst, &flow);
 	uint32_t nh;
 	if (dst.family == FIB_AF_INET)
 		nh = rt_route4(r, src.addr.v4, dst.addr.v4, &flow);

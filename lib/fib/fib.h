@@ -314,6 +314,16 @@ uint32_t fib_rule_route4(const struct fib *fib, uint32_t src, uint32_t dst,
 uint32_t fib_rule_route6(const struct fib *fib, const uint8_t src[16], const uint8_t dst[16],
 			 const struct fib_flow *flow, uint32_t main_nh);
 /**
+ * Control path: the id of the table whose route answers a packet, as
+ * fib_rule_route4/6 route it (main without rules; main for the router's
+ * own addresses), or 0 when a rule's action answers or nothing does;
+ * for `route get fibmatch`. main_nh as for fib_rule_route4/6.
+ */
+uint32_t fib_rule_table4(const struct fib *fib, uint32_t src, uint32_t dst,
+			 const struct fib_flow *flow, uint32_t main_nh);
+uint32_t fib_rule_table6(const struct fib *fib, const uint8_t src[16], const uint8_t dst[16],
+			 const struct fib_flow *flow, uint32_t main_nh);
+/**
  * Reader: a family's rules as published now, for routing a burst with
  * one load of them: NULL while main's answer is the rules' answer (see
  * fib_rules_active). Valid until the reader's next quiescent state.

@@ -621,19 +621,25 @@ quick_answer(const struct rule_walk *w, const struct rule_act *a, uint32_t main_
  * the lookups of other tables and the fall-through of a table without a
  * route. Out of line: the usual packet stops at its first match, and a
  * call inside the per-packet loop would have it save and restore its
- * registers around every packet. dst6 is NULL for IPv4.
+ * registers around every packet. dst6 is NULL for IPv4. which, if not
+ * NULL, gets the table whose route answered (NULL: a rule's action, or
+ * no answer).
  */
 static __rte_noinline uint32_t
 rules_on(const struct rule_walk *w, uint32_t i, uint32_t src4, uint32_t dst4, const uint8_t *dst6,
-	 fib_key_t ks, fib_key_t kd, const struct rule_pkt *p, uint32_t main_nh)
+	 fib_key_t ks, fib_key_t kd, const struct rule_pkt *p, uint32_t main_nh,
+	 const struct fib_table **which)
 {
 	while (i < w->n) {
 		const struct rule_act *a = dst6 ? &w->r6[i].a : &w->r4[i].a;
 		uint32_t nh = quick_answer(w, a, main_nh);
 		if (nh == FIB_NH_NONE && a->action == FIB_RULE_TABLE && a->table != w->main)
 			nh = dst6 ? fib_lookup6(a->table, dst6) : fib_lookup4(a->table, dst4);
-		if (nh != FIB_NH_NONE)
+		if (nh != FIB_NH_NONE) {
+			if (which != NULL)
+				*which = a->action == FIB_RULE_TABLE ? a->table : NULL;
 			return nh;
+		}
 		uint32_t from = a->action == FIB_RULE_GOTO ? a->next : i + 1;
 		i = dst6 ? match6(w, from, w->n, ks, kd, p, w->ports)
 			 : match4(w, from, w->n, src4, dst4, p, w->ports);
@@ -653,10 +659,10 @@ walk_on(const struct rule_walk *w, uint32_t from, const uint32_t *src4, const ui
 	if (dst6) {
 		fib_key_t ks = key_from_v6(src6[i]), kd = key_from_v6(dst6[i]);
 		uint32_t r = match6(w, from, w->n, ks, kd, &p, w->ports);
-		return rules_on(w, r, 0, 0, dst6[i], ks, kd, &p, main_nh);
+		return rules_on(w, r, 0, 0, dst6[i], ks, kd, &p, main_nh, NULL);
 	}
 	uint32_t r = match4(w, from, w->n, src4[i], dst4[i], &p, w->ports);
-	return rules_on(w, r, src4[i], dst4[i], NULL, 0, 0, &p, main_nh);
+	return rules_on(w, r, src4[i], dst4[i], NULL, 0, 0, &p, main_nh, NULL);
 }
 
 /* Packets of a burst whose first matching rule looks up a table other
@@ -802,6 +808,45 @@ fib_rule_route6(const struct fib *fib, const uint8_t src[16], const uint8_t dst[
 	if (walk_start(fib, FIB_AF_INET6, &w))
 		route_bulk(&w, NULL, NULL, &src, &dst, flow, &main_nh, 1, w.ports);
 	return main_nh;
+}
+
+/* Which table answered a packet, walked one rule at a time as rules_on
+ * walks on (the control path's question, never the datapath's). */
+static uint32_t
+table_of_answer(const struct fib *fib, uint8_t af, uint32_t src4, uint32_t dst4,
+		const uint8_t *src6, const uint8_t *dst6, const struct fib_flow *flow,
+		uint32_t main_nh)
+{
+	struct rule_walk w;
+	if (!walk_start(fib, af, &w))
+		return main_nh != FIB_NH_NONE ? FIB_TABLE_MAIN : 0;
+	if (main_nh == w.local_nh)
+		return FIB_TABLE_MAIN; /* local first: main holds local routes */
+	struct rule_pkt p = rule_pkt(flow);
+	const struct fib_table *t = NULL;
+	if (dst6 != NULL) {
+		fib_key_t ks = key_from_v6(src6), kd = key_from_v6(dst6);
+		uint32_t r = match6(&w, 0, w.n, ks, kd, &p, w.ports);
+		(void)rules_on(&w, r, 0, 0, dst6, ks, kd, &p, main_nh, &t);
+	} else {
+		uint32_t r = match4(&w, 0, w.n, src4, dst4, &p, w.ports);
+		(void)rules_on(&w, r, src4, dst4, NULL, 0, 0, &p, main_nh, &t);
+	}
+	return t != NULL ? t->id : 0;
+}
+
+uint32_t
+fib_rule_table4(const struct fib *fib, uint32_t src, uint32_t dst, const struct fib_flow *flow,
+		uint32_t main_nh)
+{
+	return table_of_answer(fib, FIB_AF_INET, src, dst, NULL, NULL, flow, main_nh);
+}
+
+uint32_t
+fib_rule_table6(const struct fib *fib, const uint8_t src[16], const uint8_t dst[16],
+		const struct fib_flow *flow, uint32_t main_nh)
+{
+	return table_of_answer(fib, FIB_AF_INET6, 0, 0, src, dst, flow, main_nh);
 }
 
 void

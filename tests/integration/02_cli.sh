@@ -117,11 +117,17 @@ expect_out "route show table default" '^198.18.5.0/24 via 198.51.100.9 dev port1
 	rc route show table default
 expect_out "table default looked up after main, with no custom rule" 'via 198.51.100.9' \
 	rc route get 198.18.5.1
+expect_out "route get fibmatch: the route, and its table" \
+	'^198.18.5.0/24 via 198.51.100.9 dev port1 table default' rc route get fibmatch 198.18.5.1
 check "rule del priority 32767" rc rule del priority 32767 lookup default
 expect_out "... then not" "Network is unreachable" \
 	bash -c "! $BUILD/app/routerctl -S $SOCK route get 198.18.5.1"
 check "rule add back" rc rule add priority 32767 lookup default
 check "route add in main" rc route add 198.18.7.0/24 via 198.51.100.9
+expect_out "route get fibmatch: main's route, no table named" '^198.18.7.0/24 via 198.51.100.9 dev port1 *$' \
+	rc route get fibmatch 198.18.7.1
+expect_out "... JSON" '^\[\{"type":"unicast","dst":"198.18.7.0/24","gateway":"198.51.100.9"' \
+	rc -j route get fibmatch 198.18.7.1
 check "rule del lookup main (no priority: the first that matches, 32766)" rc rule del lookup main
 expect_out "... main's routes no longer used" "Network is unreachable" \
 	bash -c "! $BUILD/app/routerctl -S $SOCK route get 198.18.7.1"
@@ -133,6 +139,14 @@ expect_out "... and main's routes used again" 'via 198.51.100.9' rc route get 19
 check "the two routes deleted" rc route del 198.18.7.0/24
 rc route del 198.18.5.0/24 table default
 check "neigh add" rc neigh add 198.51.100.77 lladdr 02:00:00:00:00:77 dev port1
+expect_out "route get fibmatch of a neighbour: its connected route, as Linux has no host route" \
+	'^198.51.100.0/24 dev port1 proto kernel scope link src 198.51.100.1' \
+	rc route get fibmatch 198.51.100.77
+expect_out "... of the router's own address: its local route" \
+	'^local 198.51.100.1 dev port1 table local proto kernel scope host src 198.51.100.1' \
+	rc route get fibmatch 198.51.100.1
+expect_out "... of no route: as ip's" "Network is unreachable" \
+	bash -c "! $BUILD/app/routerctl -S $SOCK route get fibmatch 240.0.0.1"
 expect_out "neigh permanent in JSON" '"dst":"198.51.100.77","dev":"port1","lladdr":"02:00:00:00:00:77","state":\["PERMANENT"\]' \
 	rc -j neigh show
 expect_out "neigh show nud permanent" "^198.51.100.77 dev port1 lladdr 02:00:00:00:00:77 PERMANENT$" \

@@ -77,7 +77,8 @@ def grammar(rnd):
     def route():
         verb = pick(["add", "add", "replace", "change", "del", "flush", "show", "get"])
         if verb == "get":
-            return f"route get {pick(gw)} " + maybe(0.3, f"from {pick(gw)} ") + \
+            return "route get " + maybe(0.2, "fibmatch ") + f"{pick(gw)} " + \
+                maybe(0.3, f"from {pick(gw)} ") + \
                 maybe(0.3, f"iif {pick(dev)} ") + maybe(0.2, f"dport {pick(num)} ")
         words = ["route", verb, pick(types), prefix()]
         if verb in ("show", "flush"):

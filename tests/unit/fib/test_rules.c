@@ -381,6 +381,53 @@ test_default_rules(void **state)
 	assert_false(fib_rules_active(f, FIB_AF_INET6));
 }
 
+/* The table whose route answers (route get fibmatch's question), as
+ * fib_rule_route4/6 route. */
+static uint32_t
+table4(const struct fib *f, const char *src, const char *dst)
+{
+	struct fib_flow flow = {0};
+	uint32_t d = addr4(dst);
+	return fib_rule_table4(f, addr4(src), d, &flow,
+			       fib_lookup4(fib_table_lookup(f, FIB_TABLE_MAIN), d));
+}
+
+static void
+test_table_of_answer(void **state)
+{
+	struct fib *f = *state;
+	/* No rules: main, or none. */
+	assert_int_equal(table4(f, "1.1.1.1", "198.51.100.1"), FIB_TABLE_MAIN);
+	assert_int_equal(table4(f, "1.1.1.1", "203.0.113.1"), 0);
+	/* Table default after main. */
+	A(f, "203.0.113.0/24", 5, 0, FIB_TABLE_DEFAULT);
+	assert_int_equal(table4(f, "1.1.1.1", "203.0.113.1"), FIB_TABLE_DEFAULT);
+	assert_int_equal(table4(f, "1.1.1.1", "198.51.100.1"), FIB_TABLE_MAIN);
+	/* A rule to table 100, falling through where 100 has no route; a
+	 * blackhole rule's answer is no table's; local first. */
+	struct fib_rule vrf = rule4(100, "10.0.0.0/8", NULL, FIB_RULE_TABLE, 100);
+	struct fib_rule drop = rule4(200, "10.1.0.0/16", NULL, FIB_RULE_BLACKHOLE, 0);
+	assert_int_equal(fib_rule_add(f, &vrf), 0);
+	assert_int_equal(fib_rule_add(f, &drop), 0);
+	assert_int_equal(table4(f, "10.1.1.1", "192.0.2.9"), 100);
+	assert_int_equal(table4(f, "10.1.1.1", "198.51.100.1"), 0);
+	assert_int_equal(route4(f, "10.1.1.1", "198.51.100.1", 0, 0), NH_BLACKHOLE);
+	assert_int_equal(table4(f, "10.2.1.1", "198.51.100.1"), FIB_TABLE_MAIN);
+	assert_int_equal(table4(f, "10.1.1.1", "192.0.2.1"), FIB_TABLE_MAIN);
+	assert_int_equal(table4(f, "10.2.1.1", "203.0.113.1"), FIB_TABLE_DEFAULT);
+	/* IPv6, through a rule. */
+	A(f, "2001:db8::/32", 20, 1024, 0);
+	A(f, "2001:db8::/32", 21, 1024, 200);
+	struct fib_rule six = rule6(10, "fd00::/8", NULL, FIB_RULE_TABLE, 200);
+	assert_int_equal(fib_rule_add(f, &six), 0);
+	struct fib_prefix in = P("fd00::1/128"), out = P("2001:db9::1/128"),
+			  dst = P("2001:db8::5/128");
+	struct fib_flow flow = {0};
+	uint32_t m = fib_lookup6(fib_table_lookup(f, 0), dst.addr.v6);
+	assert_int_equal(fib_rule_table6(f, in.addr.v6, dst.addr.v6, &flow, m), 200);
+	assert_int_equal(fib_rule_table6(f, out.addr.v6, dst.addr.v6, &flow, m), FIB_TABLE_MAIN);
+}
+
 /* Throw routes, as Linux's: a hole in their table. A rule looking the
  * table up goes on to the next rule there; main's throw, with no rule
  * left, is no route; a more-specific inside a hole answers as usual. */
@@ -563,6 +610,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_prefix_edges, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_default_rules, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_table_of_answer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ipv6, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_goto, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_throw, setup, teardown),

@@ -14,7 +14,8 @@
  *    goes on at the next rule; blackhole, unreachable and prohibit answer
  *    with their nexthops; a goto goes on at the first rule of its target
  *    priority, or at the next rule while no rule has that priority;
- *  - nothing matched: no route.
+ *  - nothing matched: no route;
+ *  - the table whose route answered is the one fib_rule_table4/6 name.
  *
  * Rules are drawn from small sets of priorities, prefixes, ports, DSCP,
  * protocols, input ports, actions and gotos, so that they overlap,
@@ -231,10 +232,14 @@ walked(const struct fib *f, const struct model *m)
 }
 
 static uint32_t
-reference(const struct fib *f, const struct model *m, const struct pkt *p, uint32_t main_nh)
+reference(const struct fib *f, const struct model *m, const struct pkt *p, uint32_t main_nh,
+	  uint32_t *table)
 {
-	if (main_nh == NH_LOCAL)
+	*table = 0; /* a rule's action, or nothing: no table's route */
+	if (main_nh == NH_LOCAL) {
+		*table = FIB_TABLE_MAIN;
 		return main_nh;
+	}
 	struct fib_rule l[MAX_RULES + 1];
 	unsigned int n = ordered(m, l);
 	for (unsigned int i = 0; i < n;) {
@@ -248,8 +253,10 @@ reference(const struct fib *f, const struct model *m, const struct pkt *p, uint3
 			uint32_t nh = table_of(r) == FIB_TABLE_MAIN
 					      ? main_nh
 					      : table_lookup(f, m->af, table_of(r), p->dst);
-			if (nh != FIB_NH_NONE)
+			if (nh != FIB_NH_NONE) {
+				*table = table_of(r);
 				return nh;
+			}
 			i++;
 			break;
 		}
@@ -331,8 +338,15 @@ check_packets(const struct fib *f, const struct model *m, unsigned int op)
 	bool active = fib_rules_active(f, m->af);
 	assert_int_equal(active, walked(f, m));
 	for (unsigned int i = 0; i < PACKETS; i++) {
-		want[i] = reference(f, m, &p[i], nh[i]);
+		uint32_t table, got;
+		want[i] = reference(f, m, &p[i], nh[i], &table);
 		changed += want[i] != nh[i];
+		/* Which table answered (route get fibmatch's question). */
+		got = m->af == FIB_AF_INET ? fib_rule_table4(f, s4[i], d4[i], &flow[i], nh[i])
+					   : fib_rule_table6(f, s6[i], d6[i], &flow[i], nh[i]);
+		if (got != table)
+			fail_msg("op %u, %u rules: packet %u answered by table %u, want %u", op,
+				 m->n, i, got, table);
 		one[i] = !active                ? nh[i]
 			 : m->af == FIB_AF_INET ? fib_rule_route4(f, s4[i], d4[i], &flow[i], nh[i])
 						: fib_rule_route6(f, s6[i], d6[i], &flow[i], nh[i]);
