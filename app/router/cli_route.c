@@ -824,6 +824,19 @@ route_flush(struct cli *c)
 	return 0;
 }
 
+/* The id of the table whose route answers a packet (0: a rule's action,
+ * or nothing), as the workers route it. */
+static uint32_t
+answer_table(const struct router *r, const struct fib_prefix *src, const struct fib_prefix *dst,
+	     const struct fib_flow *flow)
+{
+	if (dst->family == FIB_AF_INET)
+		return fib_rule_table4(r->fib, src->addr.v4, dst->addr.v4, flow,
+				       fib_lookup4(r->main, dst->addr.v4));
+	return fib_rule_table6(r->fib, src->addr.v6, dst->addr.v6, flow,
+			       fib_lookup6(r->main, dst->addr.v6));
+}
+
 /* route get fibmatch: the route that answers dst, in the table the
  * rules chose, shown as route show shows it (as ip route get fibmatch).
  * The router's own host routes for neighbours are not shown by route
@@ -833,16 +846,9 @@ route_fibmatch(struct cli *c, const struct fib_prefix *src, const struct fib_pre
 	       const struct fib_flow *flow)
 {
 	struct router *r = c->r;
-	uint32_t table, nh;
-	if (dst->family == FIB_AF_INET) {
-		nh = fib_lookup4(r->main, dst->addr.v4);
-		table = fib_rule_table4(r->fib, src->addr.v4, dst->addr.v4, flow, nh);
-		nh = rt_route4(r, src->addr.v4, dst->addr.v4, flow);
-	} else {
-		nh = fib_lookup6(r->main, dst->addr.v6);
-		table = fib_rule_table6(r->fib, src->addr.v6, dst->addr.v6, flow, nh);
-		nh = rt_route6(r, src->addr.v6, dst->addr.v6, flow);
-	}
+	uint32_t table = answer_table(r, src, dst, flow);
+	uint32_t nh = dst->family == FIB_AF_INET ? rt_route4(r, src->addr.v4, dst->addr.v4, flow)
+						 : rt_route6(r, src->addr.v6, dst->addr.v6, flow);
 	char d[64];
 	cli_fmt_prefix(dst, d, sizeof(d));
 	if (table == 0) {
@@ -988,6 +994,11 @@ route_get(struct cli *c)
 		if (src.family == 0)
 			snprintf(pref, sizeof(pref), "%s", d);
 	}
+	/* As ip route get: the table the answer came from, unless main. */
+	char tb[16] = "";
+	uint32_t table = answer_table(r, &src, &dst, &flow);
+	if (table != 0 && table != FIB_TABLE_MAIN)
+		cli_fmt_table(table, tb, sizeof(tb));
 	/* The matching route of main: a broadcast one delivers as local. */
 	struct fib_route rt;
 	if (nh == r->nh_local && fib_route_match(r->fib, FIB_TABLE_MAIN, &dst, &rt) == 0 &&
@@ -1001,6 +1012,8 @@ route_get(struct cli *c)
 			rt_buf_printf(c->out, ",\"dev\":\"%s\"", dev);
 		if (pref[0])
 			rt_buf_printf(c->out, ",\"prefsrc\":\"%s\"", pref);
+		if (tb[0])
+			rt_buf_printf(c->out, ",\"table\":\"%s\"", tb);
 		if (group)
 			rt_buf_printf(c->out, ",\"group_index\":%u", group);
 		rt_buf_printf(c->out, ",\"nexthop_index\":%u}]\n", nh);
@@ -1017,6 +1030,8 @@ route_get(struct cli *c)
 		rt_buf_printf(c->out, " via %s", gw);
 	if (dev)
 		rt_buf_printf(c->out, " dev %s", dev);
+	if (tb[0])
+		rt_buf_printf(c->out, " table %s", tb);
 	if (pref[0])
 		rt_buf_printf(c->out, " src %s", pref);
 	rt_buf_printf(c->out, "\n");

@@ -115,8 +115,9 @@ check "-6 rule show: none for IPv6, as in Linux" \
 check "route add table default" rc route add 198.18.5.0/24 via 198.51.100.9 table default
 expect_out "route show table default" '^198.18.5.0/24 via 198.51.100.9 dev port1' \
 	rc route show table default
-expect_out "table default looked up after main, with no custom rule" 'via 198.51.100.9' \
-	rc route get 198.18.5.1
+expect_out "table default looked up after main, with no custom rule (and named, as ip names it)" \
+	'via 198.51.100.9 dev port1 table default' rc route get 198.18.5.1
+expect_out "... in JSON" '"table":"default"' rc -j route get 198.18.5.1
 expect_out "route get fibmatch: the route, and its table" \
 	'^198.18.5.0/24 via 198.51.100.9 dev port1 table default' rc route get fibmatch 198.18.5.1
 check "rule del priority 32767" rc rule del priority 32767 lookup default
@@ -135,7 +136,8 @@ expect_out "... a rule add without priority goes before the first rule left" '^3
 	bash -c "$BUILD/app/routerctl -S $SOCK rule add lookup 100 && $BUILD/app/routerctl -S $SOCK rule show"
 check "... deleted again" rc rule del priority 32766 lookup 100
 check "main's rule added back" rc rule add priority 32766 lookup main
-expect_out "... and main's routes used again" 'via 198.51.100.9' rc route get 198.18.7.1
+expect_out "... and main's routes used again (no table named for main)" 'via 198.51.100.9 dev port1 src' \
+	rc route get 198.18.7.1
 check "the two routes deleted" rc route del 198.18.7.0/24
 rc route del 198.18.5.0/24 table default
 check "neigh add" rc neigh add 198.51.100.77 lladdr 02:00:00:00:00:77 dev port1

@@ -46,7 +46,7 @@ check "route add throw 203.0.113.128/25 table 100" rc route add throw 203.0.113.
 expect_out "shown as ip route shows it" "^throw 203.0.113.128/25$" rc route show table 100
 expect_out "route get: thrown on to main" "203.0.113.129 from 192.0.2.2 via 198.51.100.2" \
 	rc route get 203.0.113.129 from 192.0.2.2 iif port0
-expect_out "route get: the rest by table 100" "203.0.113.1 from 192.0.2.2 via 198.18.0.2" \
+expect_out "route get: the rest by table 100, named" "203.0.113.1 from 192.0.2.2 via 198.18.0.2 dev port2 table 100" \
 	rc route get 203.0.113.1 from 192.0.2.2 iif port0
 ns_exec h2 ip addr add 203.0.113.129/32 dev lo
 two_sends 5000 5000 203.0.113.129 5000 192.0.2.2 203.0.113.1 5000 192.0.2.2
