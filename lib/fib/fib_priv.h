@@ -61,6 +61,9 @@ struct fib_rule_set {
 	 * before it takes main's answer, which it comes with. */
 	uint32_t main_at;
 	bool ports; /* some rule selects by port: only then are ports compared */
+	/* No rule after main_at can answer (only gotos, and the default rule
+	 * while its table does not exist): main's "no route" is final. */
+	bool main_last;
 	const struct rule_rt4 *r4;
 	const struct rule_rt6 *r6;
 };

@@ -242,6 +242,9 @@ publish(struct fib *fib, unsigned int f, uint8_t af)
 				}
 			}
 		}
+		s->main_last = s->main_at < s->n;
+		for (uint32_t j = s->main_at + 1; s->main_last && j < s->n; j++)
+			s->main_last = (r4 ? r4[j].a.action : r6[j].a.action) == FIB_RULE_GOTO;
 		/* The sentinel, where no rule matched (possible once main's
 		 * is deleted): no route, as Linux's lookup that no rule
 		 * answers. Read as a match's result, never compared. */
@@ -414,7 +417,7 @@ struct rule_walk {
 	const struct rule_rt6 *r6;
 	uint32_t n, main_at;
 	uint32_t local_nh;
-	bool ports;
+	bool ports, main_last;
 	const struct fib_table *main;
 };
 
@@ -434,7 +437,14 @@ fib_rule_set_ports(const struct fib_rule_set *rules)
 static inline void
 walk_from(const struct fib *fib, const struct fib_rule_set *s, struct rule_walk *w)
 {
-	*w = (struct rule_walk){s->r4, s->r6, s->n, s->main_at, fib->local_nh, s->ports, fib->main};
+	*w = (struct rule_walk){.r4 = s->r4,
+				.r6 = s->r6,
+				.n = s->n,
+				.main_at = s->main_at,
+				.local_nh = fib->local_nh,
+				.ports = s->ports,
+				.main_last = s->main_last,
+				.main = fib->main};
 }
 
 /* @return false while the family has no set: main's answer stands. */
@@ -781,8 +791,10 @@ route_bulk(const struct rule_walk *w, const uint32_t *src4, const uint32_t *dst4
 				route_pending(w, &q, src4, dst4, src6, dst6, flow, nh);
 			q.pkt[q.n] = i;
 			q.rule[q.n++] = r;
-		} else {
-			/* Main without a route, or a goto: rule r matched. */
+		} else if (r != w->main_at || !w->main_last) {
+			/* Main without a route, or a goto: rule r matched.
+			 * (Main's no route, with no rule after it that could
+			 * answer, stands as it is: no walk for it.) */
 			nh[i] = walk_on(w, r, src4, dst4, src6, dst6, flow, i, nh[i]);
 		}
 	}
