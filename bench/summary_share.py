@@ -10,6 +10,8 @@ which this ignores). Prints that share for addresses uniform over the
 space and for fib_bench's --in-prefixes4 addresses (a random address in
 a random prefix), and for the mixes --in-prefixes4=PCT draws: the
 figures lib/fib/lookup.c's choice between its two IPv4 paths rests on.
+Also the share of the space some prefix covers: uniform addresses
+outside it have no route in main (what fib_bench's rule costs meet).
 """
 import prefix_data
 
@@ -39,6 +41,13 @@ def main():
     for pct in (25, 50, 75, 90):
         p = pct / 100
         print(f"--in-prefixes4={pct}: {p * inside + (1 - p) * uniform:.3f}")
+    covered, end = 0, 0
+    for a, plen in sorted(routes):
+        lo, hi = a, a + (1 << (32 - plen))
+        if hi > end:
+            covered += hi - max(lo, end)
+            end = hi
+    print(f"space covered by some prefix: {covered / (1 << 32):.3f}")
 
 
 if __name__ == "__main__":
