@@ -863,13 +863,9 @@ route_fibmatch(struct cli *c, const struct fib_prefix *src, const struct fib_pre
 	if (fib_route_match(r->fib, table, dst, &rt) != 0)
 		return cli_fail(c, ENETUNREACH, "route get: %s: Network is unreachable", d);
 	for (int len = rt.dst.len - 1; rt.origin == RT_ORIGIN_NEIGH && len >= 0; len--) {
-		struct fib_route key = {.dst = *dst, .table = table}, got;
-		key.dst.len = (uint8_t)len;
-		if (dst->family == FIB_AF_INET)
-			key.dst.addr.v4 &= len ? ~0u << (32 - len) : 0;
-		else
-			for (int b = len; b < 128; b++)
-				key.dst.addr.v6[b / 8] &= (uint8_t) ~(0x80 >> (b % 8));
+		struct fib_prefix cut = *dst;
+		cut.len = (uint8_t)len;
+		struct fib_route key = {.dst = rt_prefix_network(&cut), .table = table}, got;
 		if (fib_route_get(r->fib, &key, true, &got) == 0 && !(got.flags & FIB_RF_DOWN))
 			rt = got;
 	}
