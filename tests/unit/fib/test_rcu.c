@@ -19,8 +19,11 @@
  * The rules runs route the reader's bursts as the datapath does (main,
  * then the rules layer) through a rule that sends every packet to table
  * 100, which holds the churned routes, while the writer also adds and
- * deletes a rule that matches nothing: each rule change publishes a new
- * rule set and retires the old one under the reader.
+ * deletes a rule that matches nothing, and a route of table default
+ * (whose first and last routes publish both families' sets again): each
+ * change publishes a new rule set and retires the old one under the
+ * reader. Table 100's default route answers every packet, so neither
+ * changes an answer.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -396,7 +399,11 @@ run(uint8_t af, bool emptying, bool rules)
 	other.priority = 50;
 	other.action = FIB_RULE_BLACKHOLE;
 	other.src = P(af == FIB_AF_INET ? "198.18.0.0/15" : "2001:db8::/32");
-	bool other_on = false;
+	bool other_on = false, dflt_on = false;
+	struct fib_route dflt = {.dst = P(af == FIB_AF_INET ? "198.18.0.0/15" : "2001:db8::/32"),
+				 .table = FIB_TABLE_DEFAULT,
+				 .metric = 1,
+				 .nh = 2};
 	if (!emptying)
 		assert_int_equal(fib_route_add(g.fib, &def), 0);
 	if (rules) {
@@ -470,6 +477,13 @@ run(uint8_t af, bool emptying, bool rules)
 					 0);
 			other_on = !other_on;
 			sets++;
+		}
+		if (rules && rand_r(&seed) % 8 == 0) {
+			assert_int_equal(dflt_on ? fib_route_del(g.fib, &dflt, false)
+						 : fib_route_add(g.fib, &dflt),
+					 0);
+			dflt_on = !dflt_on;
+			sets += 2; /* both families' sets */
 		}
 		__atomic_store_n(&g.seq, 2 * op + 2, __ATOMIC_RELEASE);
 		op++;
