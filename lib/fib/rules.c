@@ -16,9 +16,11 @@
 #include <rte_common.h>
 #if defined(__AVX512F__) && defined(__AVX512BW__)
 #include <immintrin.h>
-#define RULES_X16 16  /* packets match4_x16 compares with a rule at once */
-#define RULE_CHUNK 64 /* packets of a burst whose first matches it finds at a time */
+#define RULES_X16 16 /* packets match4_x16 compares with a rule at once */
 #endif
+/* Packets of a burst whose first matches match4_x16 finds at once (a
+ * multiple of its 32-packet step, and of bits in its result). */
+#define RULE_CHUNK 64
 
 #include "fib_priv.h"
 #include "table.h"
@@ -659,20 +661,21 @@ rules_on(const struct rule_walk *w, uint32_t i, uint32_t src4, uint32_t dst4, co
 
 /* The rest of packet i's walk from the first rule in [from, n) that
  * matches it, main_nh its main-table answer: the family's selectors
- * made for rules_on. Out of the burst's loops' way, as rules_on. */
+ * made for rules_on (which, as rules_on's). Out of the burst's loops'
+ * way, as rules_on. */
 static __rte_noinline uint32_t
 walk_on(const struct rule_walk *w, uint32_t from, const uint32_t *src4, const uint32_t *dst4,
 	const uint8_t *const *src6, const uint8_t *const *dst6, const struct fib_flow *flow,
-	uint32_t i, uint32_t main_nh)
+	uint32_t i, uint32_t main_nh, const struct fib_table **which)
 {
 	struct rule_pkt p = rule_pkt(&flow[i]);
 	if (dst6) {
 		fib_key_t ks = key_from_v6(src6[i]), kd = key_from_v6(dst6[i]);
 		uint32_t r = match6(w, from, w->n, ks, kd, &p, w->ports);
-		return rules_on(w, r, 0, 0, dst6[i], ks, kd, &p, main_nh, NULL);
+		return rules_on(w, r, 0, 0, dst6[i], ks, kd, &p, main_nh, which);
 	}
 	uint32_t r = match4(w, from, w->n, src4[i], dst4[i], &p, w->ports);
-	return rules_on(w, r, src4[i], dst4[i], NULL, 0, 0, &p, main_nh, NULL);
+	return rules_on(w, r, src4[i], dst4[i], NULL, 0, 0, &p, main_nh, which);
 }
 
 /* Packets of a burst whose first matching rule looks up a table other
@@ -727,9 +730,10 @@ route_pending(const struct rule_walk *w, struct rule_pending *q, const uint32_t 
 			fib_lookup4_bulk(t, d4, out, k);
 		for (uint32_t j = 0; j < k; j++) {
 			uint32_t i = at[j];
-			nh[i] = likely(out[j] != FIB_NH_NONE) ? out[j]
-							      : walk_on(w, from[j] + 1, src4, dst4,
-									src6, dst6, flow, i, nh[i]);
+			nh[i] = likely(out[j] != FIB_NH_NONE)
+					? out[j]
+					: walk_on(w, from[j] + 1, src4, dst4, src6, dst6, flow, i,
+						  nh[i], NULL);
 		}
 		q->n = left;
 	}
@@ -752,50 +756,53 @@ route_bulk(const struct rule_walk *w, const uint32_t *src4, const uint32_t *dst4
 {
 	struct rule_pending q;
 	q.n = 0; /* only n: an initializer would clear the arrays each call */
+	/* IPv6 in one pass: only IPv4 finds first matches a chunk at once. */
+	const unsigned int chunk = dst6 ? n : RULE_CHUNK;
+	for (unsigned int c = 0; c < n; c += chunk) {
+		unsigned int end = RTE_MIN(n, c + chunk);
 #ifdef RULES_X16
-	/* IPv4's first matches, a chunk of RULE_CHUNK packets at a time. */
-	uint32_t first[RULE_CHUNK + RULES_X16]; /* whole vectors, past n too */
-	uint64_t decided = 0;
+		/* IPv4's first matches, for the chunk at once. */
+		uint32_t first[RULE_CHUNK];
+		uint64_t decided =
+			dst6 ? 0
+			     : match4_x16(w, src4 + c, dst4 + c, flow + c, first, end - c, ports);
 #endif
-	for (unsigned int i = 0; i < n; i++) {
+		for (unsigned int i = c; i < end; i++) {
+			if (nh[i] == w->local_nh)
+				continue;
+			uint32_t r;
+			if (dst6) {
+				/* IPv6 by match6: a vector form whose gathers
+				 * read the addresses cost more than its
+				 * compares saved (docs/performance.md, "Many
+				 * rules"). */
+				struct rule_pkt p = rule_pkt(&flow[i]);
+				r = match6(w, 0, w->main_at, key_from_v6(src6[i]),
+					   key_from_v6(dst6[i]), &p, ports);
+			} else {
 #ifdef RULES_X16
-		if (!dst6 && i % RULE_CHUNK == 0)
-			decided = match4_x16(w, src4 + i, dst4 + i, flow + i, first,
-					     RTE_MIN(n - i, (unsigned int)RULE_CHUNK), ports);
-#endif
-		if (nh[i] == w->local_nh)
-			continue;
-		uint32_t r;
-		if (dst6) {
-			/* IPv6 by match6: a vector form whose gathers read the
-			 * addresses cost more than its compares saved (fib_bench
-			 * --only rules, docs/performance.md). */
-			struct rule_pkt p = rule_pkt(&flow[i]);
-			r = match6(w, 0, w->main_at, key_from_v6(src6[i]), key_from_v6(dst6[i]), &p,
-				   ports);
-		} else {
-#ifdef RULES_X16
-			unsigned int j = i % RULE_CHUNK;
-			r = (decided >> j) & 1 ? first[j] : w->main_at;
+				r = (decided >> (i - c)) & 1 ? first[i - c] : w->main_at;
 #else
-			struct rule_pkt p = rule_pkt(&flow[i]);
-			r = match4(w, 0, w->main_at, src4[i], dst4[i], &p, ports);
+				struct rule_pkt p = rule_pkt(&flow[i]);
+				r = match4(w, 0, w->main_at, src4[i], dst4[i], &p, ports);
 #endif
-		}
-		const struct rule_act *a = dst6 ? &w->r6[r].a : &w->r4[r].a;
-		uint32_t v = quick_answer(w, a, nh[i]);
-		if (likely(v != FIB_NH_NONE)) {
-			nh[i] = v;
-		} else if (a->action == FIB_RULE_TABLE && a->table != w->main) {
-			if (q.n == RULE_PENDING_MAX)
-				route_pending(w, &q, src4, dst4, src6, dst6, flow, nh);
-			q.pkt[q.n] = i;
-			q.rule[q.n++] = r;
-		} else if (r != w->main_at || !w->main_last) {
-			/* Main without a route, or a goto: rule r matched.
-			 * (Main's no route, with no rule after it that could
-			 * answer, stands as it is: no walk for it.) */
-			nh[i] = walk_on(w, r, src4, dst4, src6, dst6, flow, i, nh[i]);
+			}
+			const struct rule_act *a = dst6 ? &w->r6[r].a : &w->r4[r].a;
+			uint32_t v = quick_answer(w, a, nh[i]);
+			if (likely(v != FIB_NH_NONE)) {
+				nh[i] = v;
+			} else if (a->action == FIB_RULE_TABLE && a->table != w->main) {
+				if (q.n == RULE_PENDING_MAX)
+					route_pending(w, &q, src4, dst4, src6, dst6, flow, nh);
+				q.pkt[q.n] = i;
+				q.rule[q.n++] = r;
+			} else if (r != w->main_at || !w->main_last) {
+				/* Main without a route, or a goto: rule r
+				 * matched. (Main's no route, with no rule
+				 * after it that could answer, stands as it
+				 * is: no walk for it.) */
+				nh[i] = walk_on(w, r, src4, dst4, src6, dst6, flow, i, nh[i], NULL);
+			}
 		}
 	}
 	if (q.n > 0)
@@ -834,16 +841,11 @@ table_of_answer(const struct fib *fib, uint8_t af, uint32_t src4, uint32_t dst4,
 		return main_nh != FIB_NH_NONE ? FIB_TABLE_MAIN : 0;
 	if (main_nh == w.local_nh)
 		return FIB_TABLE_MAIN; /* local first: main holds local routes */
-	struct rule_pkt p = rule_pkt(flow);
 	const struct fib_table *t = NULL;
-	if (dst6 != NULL) {
-		fib_key_t ks = key_from_v6(src6), kd = key_from_v6(dst6);
-		uint32_t r = match6(&w, 0, w.n, ks, kd, &p, w.ports);
-		(void)rules_on(&w, r, 0, 0, dst6, ks, kd, &p, main_nh, &t);
-	} else {
-		uint32_t r = match4(&w, 0, w.n, src4, dst4, &p, w.ports);
-		(void)rules_on(&w, r, src4, dst4, NULL, 0, 0, &p, main_nh, &t);
-	}
+	if (dst6 != NULL) /* the family is whether dst6 is given, as for walk_on */
+		(void)walk_on(&w, 0, NULL, NULL, &src6, &dst6, flow, 0, main_nh, &t);
+	else
+		(void)walk_on(&w, 0, &src4, &dst4, NULL, NULL, flow, 0, main_nh, &t);
 	return t != NULL ? t->id : 0;
 }
 
