@@ -222,25 +222,6 @@ struct rule_save {
 	uint32_t last; /* ...of this priority */
 };
 
-/* Which of Linux's default rules ru is: 0 main's 32766, 1 default's
- * 32767 (IPv4 only), -1 neither. */
-static int
-default_rule(const struct fib_rule *ru)
-{
-	bool all = ru->action == FIB_RULE_TABLE && ru->src.len == 0 && ru->dst.len == 0 &&
-		   ru->iif == FIB_IIF_ANY && ru->dscp == FIB_DSCP_ANY && ru->ipproto == 0 &&
-		   ru->sport_lo == 0 && ru->dport_lo == 0 &&
-		   (ru->sport_hi == 0 || ru->sport_hi == 0xffff) &&
-		   (ru->dport_hi == 0 || ru->dport_hi == 0xffff);
-	uint32_t table = ru->table ? ru->table : FIB_TABLE_MAIN;
-	if (all && ru->priority == FIB_RULE_PRIO_MAIN && table == FIB_TABLE_MAIN)
-		return 0;
-	if (all && ru->family == FIB_AF_INET && ru->priority == FIB_RULE_PRIO_DEFAULT &&
-	    table == FIB_TABLE_DEFAULT)
-		return 1;
-	return -1;
-}
-
 static void
 save_line(struct cli *c, const struct fib_rule *ru, const char *cmd)
 {
@@ -272,7 +253,7 @@ save_rule(const struct fib_rule *ru, void *arg)
 	bool first = !s->any || s->last != ru->priority;
 	s->any = true;
 	s->last = ru->priority;
-	int d = default_rule(ru);
+	int d = fib_rule_default(ru);
 	if (!s->print) {
 		if (d >= 0 && first)
 			s->kept[d] = true;
@@ -289,17 +270,11 @@ save_family(struct cli *c, uint8_t af)
 {
 	struct rule_save s = {.c = c};
 	fib_rule_walk(c->r->fib, af, save_rule, &s);
-	for (int d = 0; d < (af == FIB_AF_INET ? 2 : 1); d++) {
-		if (s.kept[d])
-			continue;
-		struct fib_rule ru = {.priority = d ? FIB_RULE_PRIO_DEFAULT : FIB_RULE_PRIO_MAIN,
-				      .family = af,
-				      .action = FIB_RULE_TABLE,
-				      .table = d ? FIB_TABLE_DEFAULT : FIB_TABLE_MAIN,
-				      .dscp = FIB_DSCP_ANY,
-				      .iif = FIB_IIF_ANY};
-		save_line(c, &ru, "del");
-	}
+	struct fib_rule d[2];
+	uint32_t nd = fib_rule_defaults(af, d);
+	for (uint32_t k = 0; k < nd; k++)
+		if (!s.kept[k])
+			save_line(c, &d[k], "del");
 	s.print = true;
 	s.any = false;
 	fib_rule_walk(c->r->fib, af, save_rule, &s);

@@ -293,6 +293,13 @@ struct fib_flow {
 int fib_rule_add(struct fib *fib, const struct fib_rule *rule);
 /** Delete the first rule equal to *rule. @return 0 or -ENOENT. */
 int fib_rule_del(struct fib *fib, const struct fib_rule *rule);
+/** Linux's default rules of a family, as a fib starts with them, less
+ * local's 0 (local-first delivery, no rule here): 32766 main and, IPv4
+ * only as in Linux, 32767 default. @return how many (2 or 1). */
+uint32_t fib_rule_defaults(uint8_t family, struct fib_rule out[2]);
+/** Which of them *rule is (equal as fib_rule_del compares): 0 main's,
+ * 1 default's, -1 neither. */
+int fib_rule_default(const struct fib_rule *rule);
 /** Visit the rules of a family in evaluation order, default rules
  * included (not the local rule 0, which no list holds). */
 typedef int (*fib_rule_cb)(const struct fib_rule *rule, void *arg);

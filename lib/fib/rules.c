@@ -65,11 +65,8 @@ all_rule(uint8_t af, uint32_t priority, uint32_t table)
 				 .dport_hi = 0xffff};
 }
 
-/* Linux's default rules of a family, less local's 0 (the datapath's
- * local-first delivery): 32766 main and, IPv4 only (as in Linux), 32767
- * default. @return how many. */
-static uint32_t
-default_rules(uint8_t af, struct fib_rule out[2])
+uint32_t
+fib_rule_defaults(uint8_t af, struct fib_rule out[2])
 {
 	out[0] = all_rule(af, FIB_RULE_PRIO_MAIN, FIB_TABLE_MAIN);
 	out[1] = all_rule(af, FIB_RULE_PRIO_DEFAULT, FIB_TABLE_DEFAULT);
@@ -170,13 +167,26 @@ static bool
 pristine(const struct rule_list *l, uint8_t af)
 {
 	struct fib_rule d[2];
-	uint32_t nd = default_rules(af, d);
+	uint32_t nd = fib_rule_defaults(af, d);
 	if (l->n != nd)
 		return false;
 	for (uint32_t i = 0; i < nd; i++)
 		if (!rule_equal(&l->r[i], &d[i]))
 			return false;
 	return true;
+}
+
+int
+fib_rule_default(const struct fib_rule *r)
+{
+	struct fib_rule d[2];
+	if (r == NULL || (r->family != FIB_AF_INET && r->family != FIB_AF_INET6))
+		return -1;
+	uint32_t nd = fib_rule_defaults(r->family, d);
+	for (uint32_t i = 0; i < nd; i++)
+		if (rule_equal(r, &d[i]))
+			return (int)i;
+	return -1;
 }
 
 /* Does rule r look main up for every packet, as the default 32766? */
@@ -283,7 +293,7 @@ rules_init(struct fib *fib)
 		if (l->r == NULL)
 			return -ENOMEM;
 		l->cap = 8;
-		l->n = default_rules(af, l->r);
+		l->n = fib_rule_defaults(af, l->r);
 	}
 	return 0;
 }

@@ -310,6 +310,14 @@ test_default_rules(void **state)
 		rule4(FIB_RULE_PRIO_DEFAULT, NULL, NULL, FIB_RULE_TABLE, FIB_TABLE_DEFAULT);
 	assert_int_equal(fib_rule_add(f, &dmain), -EEXIST);
 	assert_int_equal(fib_rule_add(f, &ddef), -EEXIST);
+	/* Known as the defaults, as save needs them (table 0 is main). */
+	assert_int_equal(fib_rule_default(&dmain), 0);
+	assert_int_equal(fib_rule_default(&ddef), 1);
+	struct fib_rule ddef6 =
+		rule6(FIB_RULE_PRIO_DEFAULT, NULL, NULL, FIB_RULE_TABLE, FIB_TABLE_DEFAULT);
+	assert_int_equal(fib_rule_default(&ddef6), -1); /* IPv6 has none */
+	struct fib_rule late_main = rule4(40000, NULL, NULL, FIB_RULE_TABLE, FIB_TABLE_MAIN);
+	assert_int_equal(fib_rule_default(&late_main), -1);
 	/* Rules alone make no table default. */
 	struct fib_rule other = rule4(10, "10.0.0.0/8", NULL, FIB_RULE_BLACKHOLE, 0);
 	assert_int_equal(fib_rule_add(f, &other), 0);
