@@ -549,6 +549,19 @@ unmatched_rule(uint8_t af, unsigned int k)
 	return r;
 }
 
+/* Add (or delete) the first n of those rules. @return 0 or the first
+ * error. */
+static int
+unmatched_rules(struct fib *fib, uint8_t af, unsigned int n, bool add)
+{
+	int rc = 0;
+	for (unsigned int k = 0; k < n && rc == 0; k++) {
+		struct fib_rule ru = unmatched_rule(af, k);
+		rc = add ? fib_rule_add(fib, &ru) : fib_rule_del(fib, &ru);
+	}
+	return rc;
+}
+
 static int
 bench_rules(uint8_t af)
 {
@@ -581,26 +594,17 @@ bench_rules(uint8_t af)
 	for (unsigned int c = 0; c < RTE_DIM(counts); c++) {
 		for (unsigned int r = 0; r < opt.runs; r++) {
 			none[r] = time_route(fib, af, src, w.addrs, w.naddrs);
-			for (unsigned int k = 0; k < counts[c] && rc == 0; k++) {
-				struct fib_rule ru = unmatched_rule(af, k);
-				rc = fib_rule_add(fib, &ru);
-			}
-			if (rc < 0)
+			if ((rc = unmatched_rules(fib, af, counts[c], true)) < 0)
 				return rc;
 			some[r] = time_route(fib, af, src, w.addrs, w.naddrs);
-			for (unsigned int k = 0; k < counts[c] && rc == 0; k++) {
-				struct fib_rule ru = unmatched_rule(af, k);
-				rc = fib_rule_del(fib, &ru);
-			}
-			if (rc < 0)
+			if ((rc = unmatched_rules(fib, af, counts[c], false)) < 0)
 				return rc;
 		}
 		double base = bench_median(none, opt.runs), with = bench_median(some, opt.runs);
 		cost[c] = with - base;
 		if (c == 0) {
-			printf("Rules, IPv%s: routing with no custom rule %.2f cycles, with one "
-			       "%.2f "
-			       "cycles\n",
+			printf("Rules, IPv%s: routing with no custom rule %.2f cycles, "
+			       "with one %.2f cycles\n",
 			       fam, base, with);
 			snprintf(key, sizeof(key), "rule%s_none_cycles", fam);
 			summary(key, base);
