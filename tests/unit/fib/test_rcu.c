@@ -268,7 +268,7 @@ route_rules_burst(uint32_t *nh, const uint32_t *dst4, const uint8_t *const *dst6
 		src6[i] = zero6;
 	const struct fib_rule_set *set = fib_rules_get(g.fib, g.af);
 	if (set == NULL)
-		return; /* never: the rule to table 100 stays */
+		abort(); /* the rule to table 100 stays: a set is always published */
 	if (g.af == FIB_AF_INET)
 		fib_rule_route4_bulk(g.fib, set, src4, dst4, flow, nh, BURST);
 	else
