@@ -5,8 +5,9 @@
  *
  *  - a main-table answer of the local nexthop wins before any rule;
  *  - rules in priority order, equal priorities in the order added;
- *    Linux's default rules (32766 main, IPv4's 32767 default) are there
- *    from the start, and are deleted and added back like any other;
+ *    Linux's default rules (32766 main, IPv4's 32767 default; their
+ *    form, fib_rule_defaults', is checked by fib_rules) are there from
+ *    the start, and are deleted and added back like any other;
  *  - while the defaults alone exist (and, for IPv4, table default has no
  *    route), there is no rule set: main's answer stands;
  *  - the first rule whose selectors all match decides: a table rule
@@ -41,29 +42,6 @@ struct model {
 	unsigned int n;
 };
 
-/* A rule for every packet, looking table up: the defaults' form. */
-static struct fib_rule
-all_rule(uint8_t af, uint32_t priority, uint32_t table)
-{
-	return (struct fib_rule){.priority = priority,
-				 .family = af,
-				 .action = FIB_RULE_TABLE,
-				 .dscp = FIB_DSCP_ANY,
-				 .iif = FIB_IIF_ANY,
-				 .table = table,
-				 .src = {.family = af},
-				 .dst = {.family = af}};
-}
-
-/* Linux's defaults for the family, as a fib starts with them. */
-static unsigned int
-defaults(uint8_t af, struct fib_rule out[2])
-{
-	out[0] = all_rule(af, FIB_RULE_PRIO_MAIN, FIB_TABLE_MAIN);
-	out[1] = all_rule(af, FIB_RULE_PRIO_DEFAULT, FIB_TABLE_DEFAULT);
-	return af == FIB_AF_INET ? 2 : 1;
-}
-
 static unsigned long changed, packets;       /* answers the rules changed, of all */
 static unsigned long all_refused, all_gotos; /* duplicates refused, gotos added */
 /* Operations after which there was no rule, no rule looking main up for
@@ -90,7 +68,7 @@ random_rule(uint8_t af)
 	/* Now and then a default rule, to add back what deletes took. */
 	if (tk_rnd() % 10 == 0) {
 		struct fib_rule d[2];
-		unsigned int nd = defaults(af, d);
+		unsigned int nd = fib_rule_defaults(af, d);
 		return d[tk_rnd() % nd];
 	}
 	struct fib_rule r = {.priority = prios[tk_rnd() % 7],
@@ -223,7 +201,7 @@ static bool
 walked(const struct fib *f, const struct model *m)
 {
 	struct fib_rule d[2];
-	unsigned int nd = defaults(m->af, d);
+	unsigned int nd = fib_rule_defaults(m->af, d);
 	bool pristine = m->n == nd;
 	for (unsigned int i = 0; pristine && i < nd; i++)
 		pristine = same_rule(&m->r[i], &d[i]);
@@ -409,7 +387,7 @@ run(uint8_t af, unsigned int s)
 	static struct model m;
 	memset(&m, 0, sizeof(m));
 	m.af = af;
-	m.n = defaults(af, m.r);
+	m.n = fib_rule_defaults(af, m.r);
 	unsigned int used = tk_srand(s);
 	for (int i = 0; i < 300; i++)
 		random_route(f, af, true);
@@ -468,8 +446,10 @@ run(uint8_t af, unsigned int s)
 		check_packets(f, &m, op);
 		bool has_main = false;
 		for (unsigned int i = 0; i < m.n; i++) {
-			struct fib_rule a = all_rule(af, m.r[i].priority, FIB_TABLE_MAIN);
-			has_main |= same_rule(&m.r[i], &a);
+			struct fib_rule a[2];
+			(void)fib_rule_defaults(af, a);
+			a[0].priority = m.r[i].priority; /* main's rule, at any priority */
+			has_main |= same_rule(&m.r[i], &a[0]);
 		}
 		states[0] += m.n == 0;
 		states[1] += !has_main;
