@@ -4,7 +4,7 @@
 # back to itself, filled once by bench/ring_loop (a DPDK secondary) with
 # 256 packets a port; the packets then circulate and the rate is the
 # forwarder's own cost. routerd runs as routerd-loop, which refills an
-# expiring TTL to 64 instead of punting the packet (app/router/dp.h);
+# expiring TTL to 64 as packets come round (bench/ttl_refill.c);
 # l3fwd does not check the TTL at all, so its packets circulate anyway.
 #
 #   bench/fwd_bench.sh [BUILD_DIR]         (REPS=3 RUNS=5 by default)

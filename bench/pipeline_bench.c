@@ -46,7 +46,6 @@
 
 #include "bench_util.h"
 #include "dp_harness.h"
-#include "dp_stages.h"
 #include "prefix_file.h"
 #include "udp_frame.h"
 
@@ -108,7 +107,7 @@ build(struct rte_mbuf *m, uint8_t family, const uint8_t *dst, uint32_t i)
 {
 	static const uint8_t src4[4] = {192, 0, 2, 2};
 	static const uint8_t src6[16] = {0x20, 0x01, [15] = 2};
-	udp_frame(m, family, &r.port[0].mac, (const struct rte_ether_addr *)gw_mac,
+	udp_frame(m, family, &r.dp.port[0].mac, (const struct rte_ether_addr *)gw_mac,
 		  family == FIB_AF_INET ? src4 : src6, dst, (uint16_t)(1024 + i % 4096));
 }
 
@@ -160,7 +159,7 @@ copy_in(struct rte_mbuf **pkts)
 static double
 run(const struct dests *d, bool copied)
 {
-	struct rt_worker *w = &r.worker[0];
+	struct rt_worker *w = &r.dp.worker[0];
 	struct rte_mbuf *q[AHEAD + 1][RT_BURST];
 	uint64_t cycles = 0, fwd0 = w->st.fwd;
 	uint32_t nb = d->n / RT_BURST;
@@ -173,9 +172,9 @@ run(const struct dests *d, bool copied)
 		if (copied)
 			copy_in(pkts);
 		uint64_t t0 = rte_rdtsc();
-		dp_burst(&r, w, 0, pkts, RT_BURST);
+		dp_burst(&r.dp, w, 0, pkts, RT_BURST);
 		cycles += rte_rdtsc() - t0;
-		for (uint16_t p = 0; p < r.nb_ports; p++)
+		for (uint16_t p = 0; p < r.dp.nb_ports; p++)
 			rte_eth_tx_buffer_flush(p, 0, w->txb[p]);
 		struct rte_mbuf *x[64];
 		unsigned int n = rte_ring_sc_dequeue_burst(w->exc, (void **)x, 64, NULL);

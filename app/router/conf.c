@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "conf.h"
+#include "nexthop.h"
 
 void
 conf_defaults(struct rt_settings *s)

@@ -2,7 +2,7 @@
 #ifndef ROUTER_CONF_H
 #define ROUTER_CONF_H
 
-#include "router.h"
+#include "settings.h"
 
 void conf_defaults(struct rt_settings *s);
 /* Read a config file; errors are printed as FILE:LINE: problem.

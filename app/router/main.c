@@ -19,8 +19,9 @@
 #include <rte_pdump.h>
 #include <rte_ring.h>
 
+#include "cli.h"
 #include "conf.h"
-#include "router.h"
+#include "control.h"
 
 static struct router *running;
 
@@ -46,7 +47,7 @@ setup_port(struct router *r, uint16_t id)
 	int rc = rte_eth_dev_info_get(id, &info);
 	if (rc < 0)
 		return rc;
-	uint16_t nq = (uint16_t)r->nb_workers;
+	uint16_t nq = (uint16_t)r->dp.nb_workers;
 	if (info.max_rx_queues < nq || info.max_tx_queues < nq) {
 		RT_LOG(ERR, main,
 		       "port%u (%s) has %u RX and %u TX queues; %u workers need "
@@ -63,7 +64,7 @@ setup_port(struct router *r, uint16_t id)
 			(RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP);
 	}
 	/* Let the NIC check IPv4 header checksums where it can: the stage
-	 * then skips its own sum for packets marked good (dp4.c). */
+	 * then skips its own sum for packets marked good (datapath/ipv4.c). */
 	bool rx_ip_csum = (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_IPV4_CKSUM) != 0;
 	if (rx_ip_csum)
 		conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_IPV4_CKSUM;
@@ -81,7 +82,7 @@ setup_port(struct router *r, uint16_t id)
 			return rc;
 	if ((rc = rte_eth_dev_start(id)) < 0)
 		return rc;
-	struct rt_port *p = &r->port[id];
+	struct rt_port *p = &r->dp.port[id];
 	p->id = id;
 	p->rx_ip_csum = rx_ip_csum;
 	snprintf(p->name, sizeof(p->name), "port%u", id);
@@ -113,13 +114,13 @@ setup_workers(struct router *r)
 	unsigned int lcore;
 	RTE_LCORE_FOREACH_WORKER(lcore)
 	{
-		if (r->nb_workers == RT_MAX_WORKERS)
+		if (r->dp.nb_workers == RT_MAX_WORKERS)
 			break;
-		struct rt_worker *w = &r->worker[r->nb_workers];
-		w->id = r->nb_workers++;
+		struct rt_worker *w = &r->dp.worker[r->dp.nb_workers];
+		w->id = r->dp.nb_workers++;
 		w->lcore = lcore;
 	}
-	if (r->nb_workers == 0) {
+	if (r->dp.nb_workers == 0) {
 		RT_LOG(ERR, main, "no worker lcore: give EAL two or more (-l 0,1)");
 		return -EINVAL;
 	}
@@ -129,8 +130,8 @@ setup_workers(struct router *r)
 static int
 setup_worker_io(struct router *r)
 {
-	for (unsigned int i = 0; i < r->nb_workers; i++) {
-		struct rt_worker *w = &r->worker[i];
+	for (unsigned int i = 0; i < r->dp.nb_workers; i++) {
+		struct rt_worker *w = &r->dp.worker[i];
 		char name[32];
 		snprintf(name, sizeof(name), "exc%u", i);
 		w->exc = rte_ring_create(name, 1024, (int)rte_socket_id(),
@@ -143,7 +144,7 @@ setup_worker_io(struct router *r)
 						(int)rte_lcore_to_socket_id(w->lcore));
 		if (w->nh_used == NULL)
 			return -ENOMEM;
-		for (uint16_t p = 0; p < r->nb_ports; p++) {
+		for (uint16_t p = 0; p < r->dp.nb_ports; p++) {
 			w->txb[p] = rte_zmalloc_socket("txb", RTE_ETH_TX_BUFFER_SIZE(RT_BURST), 0,
 						       rte_eth_dev_socket_id(p));
 			if (w->txb[p] == NULL)
@@ -156,22 +157,40 @@ setup_worker_io(struct router *r)
 	return 0;
 }
 
+/* Every probed ethdev, named port<N>, with its link-local address; the
+ * control core's TX ring and the workers' queues and buffers on them.
+ * @return 0, or main's exit status. */
 static int
-setup_libs(struct router *r)
+setup_ports(struct router *r)
 {
-	int rc = rt_tables_create(r);
-	if (rc < 0)
-		return rc;
-	struct neigh_conf ng = {.max_entries = r->conf.neigh_max,
-				.base_reachable_ms = r->conf.neigh_reachable_ms,
-				.gc_stale_ms = r->conf.neigh_gc_stale_ms,
-				.max_incomplete = r->conf.neigh_max / 4 ? r->conf.neigh_max / 4 : 1,
-				.seed = rte_rdtsc()};
-	r->neigh = neigh_create(&ng, &rt_neigh_ops, r);
-	if (r->neigh == NULL)
-		return -errno;
-	r->reasm = rt_reasm_create();
-	return r->reasm ? 0 : -ENOMEM;
+	int rc;
+	r->dp.nb_ports = 0;
+	uint16_t id;
+	RTE_ETH_FOREACH_DEV(id)
+	{
+		if (id >= RT_MAX_PORTS) {
+			RT_LOG(ERR, main, "more than %u ports", RT_MAX_PORTS);
+			return 2;
+		}
+		if ((rc = setup_port(r, id)) < 0) {
+			char what[32];
+			snprintf(what, sizeof(what), "port%u setup", id);
+			return fail(what, rc);
+		}
+		r->dp.nb_ports = id + 1;
+	}
+	if (r->dp.nb_ports == 0)
+		RT_LOG(WARNING, main, "no ports (give EAL --vdev or a PCI device)");
+	for (uint16_t p = 0; p < r->dp.nb_ports; p++)
+		if ((rc = add_link_local(r, p)) < 0)
+			return fail("link-local address", rc);
+	r->dp.ctl_tx = rte_ring_create("ctl_tx", 4096, (int)rte_socket_id(),
+				       RING_F_SP_ENQ | RING_F_SC_DEQ);
+	if (r->dp.ctl_tx == NULL)
+		return fail("control TX ring", -rte_errno);
+	if ((rc = setup_worker_io(r)) < 0)
+		return fail("worker queues", rc);
+	return 0;
 }
 
 /* Apply the startup file: every line must succeed. */
@@ -225,39 +244,12 @@ main(int argc, char **argv)
 		return fail("packet pool", -rte_errno);
 	if ((rc = setup_workers(&r)) < 0)
 		return 2;
-	if ((rc = setup_libs(&r)) < 0)
+	r.dp.idle_backoff = r.conf.idle_backoff;
+	r.dp.idle_sleep_us = r.conf.idle_sleep_us;
+	if ((rc = rt_tables_create(&r)) < 0 || (rc = rt_control_init(&r)) < 0)
 		return fail("libraries", rc);
-	r.nb_ports = 0;
-	uint16_t id;
-	RTE_ETH_FOREACH_DEV(id)
-	{
-		if (id >= RT_MAX_PORTS) {
-			RT_LOG(ERR, main, "more than %u ports", RT_MAX_PORTS);
-			return 2;
-		}
-		if ((rc = setup_port(&r, id)) < 0) {
-			char what[32];
-			snprintf(what, sizeof(what), "port%u setup", id);
-			return fail(what, rc);
-		}
-		r.nb_ports = id + 1;
-	}
-	if (r.nb_ports == 0)
-		RT_LOG(WARNING, main, "no ports (give EAL --vdev or a PCI device)");
-	for (uint16_t p = 0; p < r.nb_ports; p++)
-		if ((rc = add_link_local(&r, p)) < 0)
-			return fail("link-local address", rc);
-	r.nh_used_seen = calloc(NH_INDEX_MAX + 1, sizeof(uint32_t));
-	if (r.nh_used_seen == NULL)
-		return fail("nexthop use counters", -ENOMEM);
-	r.ctl_tx = rte_ring_create("ctl_tx", 4096, (int)rte_socket_id(),
-				   RING_F_SP_ENQ | RING_F_SC_DEQ);
-	if (r.ctl_tx == NULL)
-		return fail("control TX ring", -rte_errno);
-	if ((rc = setup_worker_io(&r)) < 0)
-		return fail("worker queues", rc);
-	rt_icmp_init(&r);
-	rt_telemetry_init(&r);
+	if ((rc = setup_ports(&r)) != 0)
+		return rc;
 	if (r.conf.startup[0] && run_startup(&r, r.conf.startup) < 0)
 		return 2;
 
@@ -267,20 +259,24 @@ main(int argc, char **argv)
 	/* dpdk-dumpcap can capture on any port (a secondary process). */
 	if (rte_pdump_init() != 0)
 		RT_LOG(WARNING, main, "packet capture unavailable: %s", rte_strerror(rte_errno));
-	rte_eal_mp_remote_launch(rt_worker_main, &r, SKIP_MAIN);
-	RT_LOG(NOTICE, main, "%u ports, %u workers, socket %s", r.nb_ports, r.nb_workers,
+	if ((rc = cli_server_start(&r)) < 0) {
+		RT_LOG(ERR, main, "control socket %s: %s", r.conf.socket_path, strerror(-rc));
+		return 1;
+	}
+	rte_eal_mp_remote_launch(rt_worker_main, &r.dp, SKIP_MAIN);
+	RT_LOG(NOTICE, main, "%u ports, %u workers, socket %s", r.dp.nb_ports, r.dp.nb_workers,
 	       r.conf.socket_path);
 	rc = rt_control_run(&r);
 	RT_LOG(NOTICE, main, "stopping");
-	r.quit = 1;
+	cli_server_stop(&r);
+	r.dp.quit = 1;
 	rte_eal_mp_wait_lcore();
-	for (uint16_t p = 0; p < r.nb_ports; p++) {
+	for (uint16_t p = 0; p < r.dp.nb_ports; p++) {
 		rte_eth_dev_stop(p);
 		rte_eth_dev_close(p);
 	}
 	rte_pdump_uninit();
-	rt_reasm_destroy(r.reasm);
-	neigh_free(r.neigh);
+	rt_control_fini(&r);
 	fib_free(r.fib);
 	nh_table_free(r.nh);
 	rte_eal_cleanup();

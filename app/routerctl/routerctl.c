@@ -241,45 +241,50 @@ usage(void)
 		"  neigh show [dev PORT] [nud STATE] | neigh flush dev PORT|all\n"
 		"  stats [show|reset]\n"
 		"  save    (the configuration, as start-up commands)\n"
-		"  monitor [link|address|route|rule|nexthop|neigh|all]...\n"
+		"  monitor [link|address|route|rule|nexthop|neigh|all]...   (-j: a JSON object "
+		"a line)\n"
 		"  log [show] | log level PATTERN "
 		"emerg|alert|crit|err|warning|notice|info|debug\n");
 }
 
-int
-main(int argc, char **argv)
+struct options {
+	const char *sock, *file;
+	char prefix[32]; /* the options routerd reads, each with a space */
+};
+
+/* @return the index of the command's first word, or -1 - the exit
+ * status when there is nothing to run. */
+static int
+parse_options(int argc, char **argv, struct options *o)
 {
-	const char *sock = getenv("ROUTER_SOCKET") ? getenv("ROUTER_SOCKET") : DEFAULT_SOCKET;
-	const char *file = NULL;
-	char prefix[32] = "";
 	int i = 1;
 	for (; i < argc && argv[i][0] == '-' && argv[i][1] != 0; i++) {
-		const char *o = argv[i];
-		if ((strcmp(o, "-S") == 0 || strcmp(o, "--socket") == 0) && i + 1 < argc)
-			sock = argv[++i];
-		else if (strncmp(o, "--socket=", 9) == 0)
-			sock = o + 9;
-		else if (strcmp(o, "-b") == 0 && i + 1 < argc)
-			file = argv[++i];
-		else if (strcmp(o, "-j") == 0 || strcmp(o, "-json") == 0)
-			add_opt(prefix, sizeof(prefix), "-j");
-		else if (strcmp(o, "-s") == 0 || strcmp(o, "-stats") == 0 ||
-			 strcmp(o, "-statistics") == 0)
-			add_opt(prefix, sizeof(prefix), "-s");
-		else if (strcmp(o, "-4") == 0 || strcmp(o, "-6") == 0)
-			add_opt(prefix, sizeof(prefix), o);
-		else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+		const char *a = argv[i];
+		if ((strcmp(a, "-S") == 0 || strcmp(a, "--socket") == 0) && i + 1 < argc)
+			o->sock = argv[++i];
+		else if (strncmp(a, "--socket=", 9) == 0)
+			o->sock = a + 9;
+		else if (strcmp(a, "-b") == 0 && i + 1 < argc)
+			o->file = argv[++i];
+		else if (strcmp(a, "-j") == 0 || strcmp(a, "-json") == 0)
+			add_opt(o->prefix, sizeof(o->prefix), "-j");
+		else if (strcmp(a, "-s") == 0 || strcmp(a, "-stats") == 0 ||
+			 strcmp(a, "-statistics") == 0)
+			add_opt(o->prefix, sizeof(o->prefix), "-s");
+		else if (strcmp(a, "-4") == 0 || strcmp(a, "-6") == 0)
+			add_opt(o->prefix, sizeof(o->prefix), a);
+		else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
 			usage();
-			return 0;
+			return -1;
 		} else {
-			fprintf(stderr, "routerctl: unknown option '%s'\n", o);
+			fprintf(stderr, "routerctl: unknown option '%s'\n", a);
 			usage();
-			return 2;
+			return -1 - 2;
 		}
 	}
-	if (file == NULL && i == argc) {
+	if (o->file == NULL && i == argc) {
 		usage();
-		return 2;
+		return -1 - 2;
 	}
 	/* Scripts written when -s named the socket would send the path as a
 	 * command to the default socket: say what changed instead. */
@@ -288,20 +293,20 @@ main(int argc, char **argv)
 			"routerctl: '%s' is not a command (the socket option is -S; -s is "
 			"statistics, as ip's)\n",
 			argv[i]);
-		return 2;
+		return -1 - 2;
 	}
-	int fd = connect_to(sock);
-	if (fd < 0)
-		return 1;
-	if (file != NULL) {
-		int rc = batch(fd, file, prefix);
-		close(fd);
-		return rc;
-	}
+	return i;
+}
+
+/* One command, the words argv[first..argc): its answer; for monitor,
+ * after its ".ok", routerd's events line by line, until it goes or we
+ * are stopped. */
+static int
+one_command(int fd, const char *prefix, int first, int argc, char **argv)
+{
 	char line[4096];
-	int first = i; /* the command's first word */
 	size_t n = (size_t)snprintf(line, sizeof(line), "%s", prefix);
-	for (; i < argc && n < sizeof(line); i++)
+	for (int i = first; i < argc && n < sizeof(line); i++)
 		n += (size_t)snprintf(line + n, sizeof(line) - n, "%s%s", argv[i],
 				      i + 1 < argc ? " " : "\n");
 	if (n >= sizeof(line)) {
@@ -315,19 +320,33 @@ main(int argc, char **argv)
 	struct reader rd = {.fd = fd};
 	while (rd.answered == 0 && read_answers(&rd, NULL) == 0)
 		;
-	/* monitor: after its ".ok", routerd's events, line by line, until
-	 * it goes or we are stopped. */
 	if (rd.answered == 1 && rd.failed == 0 && strcmp(argv[first], "monitor") == 0) {
 		fflush(stdout);
 		setvbuf(stdout, NULL, _IOLBF, 0);
 		while (read_answers(&rd, NULL) == 0)
 			;
 	}
-	close(fd);
 	free(rd.buf);
 	if (rd.answered == 0) {
 		fprintf(stderr, "routerctl: no answer from routerd\n");
 		return 1;
 	}
 	return rd.failed ? 1 : 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct options o = {.sock = getenv("ROUTER_SOCKET") ? getenv("ROUTER_SOCKET")
+							    : DEFAULT_SOCKET};
+	int first = parse_options(argc, argv, &o);
+	if (first < 0)
+		return -1 - first;
+	int fd = connect_to(o.sock);
+	if (fd < 0)
+		return 1;
+	int rc = o.file != NULL ? batch(fd, o.file, o.prefix)
+				: one_command(fd, o.prefix, first, argc, argv);
+	close(fd);
+	return rc;
 }

@@ -338,8 +338,7 @@ uint32_t fib_rule_table6(const struct fib *fib, const uint8_t src[16], const uin
 struct fib_rule_set;
 const struct fib_rule_set *fib_rules_get(const struct fib *fib, uint8_t family);
 /** Does some rule of the set select by port? Only then must fib_flow's
- * ports be filled in (reading them costs the datapath
- * instructions a packet). */
+ * ports be filled in (finding them is most of a flow's cost). */
 bool fib_rule_set_ports(const struct fib_rule_set *rules);
 /**
  * Reader: route a burst through rules (fib_rules_get's, not NULL): nh[i]

@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "defer.h"
 #include "fib.h"
@@ -49,6 +50,16 @@ struct rule_rt6 {
 	fib_key_t dst, dst_mask;
 	struct rule_act a;
 };
+
+/* A packet's flow as one word, as rule_act matches it. */
+_Static_assert(sizeof(struct fib_flow) == 8, "struct fib_flow is read as one word");
+static inline uint64_t
+rule_flow_word(const struct fib_flow *f)
+{
+	uint64_t w;
+	memcpy(&w, f, sizeof(w));
+	return w;
+}
 
 /* The rules of one family in evaluation order, in the one block that
  * holds this header: r4 for an IPv4 set, r6 for an IPv6 one, each with

@@ -99,16 +99,14 @@ fib_lookup4(const struct fib_table *t, uint32_t dst)
 
 /*
  * Which way this thread's IPv4 bursts go. The summary pays when many
- * lanes stop at it, as addresses spread over the whole space do (72% of
- * them on the real table). Traffic to where the table routes lands in
- * mixed /16s (98% of lanes), and there the summary is one more
- * dependent read before the first level: the portable passes, which
- * prefetch every lane's first-level line at once, are 1.2-1.4x faster
- * there at bursts of 32 (docs/performance.md, "Two paths for IPv4
- * bursts"). Mixes cross over at about 80% of lanes in mixed /16s for
- * 32-lane walks and above 90% for 64-lane ones, which hide more of the
- * summary's wait, so a call counts as dense from 7/8 and 15/16 of its
- * lanes past the summary. Each thread follows what its walks see: after
+ * lanes stop at it, as addresses spread over the whole space do (most
+ * /16s of the real table are uniform). Traffic to where the table routes
+ * lands in mixed /16s, and there the summary is one more dependent read
+ * before the first level, while the portable passes prefetch every
+ * lane's first-level line at once. 64-lane walks hide more of the
+ * summary's wait than 32-lane ones, so a call counts as dense from 7/8
+ * (32 lanes) and 15/16 (64) of its lanes past the summary, where the two
+ * ways crossed over (docs/performance-log.md). Each thread follows what its walks see: after
  * DIRECT_AFTER dense calls in a row it goes direct, and there every
  * PROBE_EVERY-th call still takes the summary walk to look again;
  * SUMMARY_AFTER probes in a row that are not dense bring it back. Per
@@ -135,10 +133,9 @@ fib_lookup4_bulk_direct(void)
 
 /* The portable path reads the first level directly, without the /16
  * summary: it prefetches rather than gathers, and reading the summary
- * first (a load it must wait for, then a choice of address) cost it 8
- * instructions a lookup for no gain measurable on uniform addresses
- * (docs/performance.md). The first level is complete whatever the
- * summary says. */
+ * first (a load it must wait for, then a choice of address) costs more
+ * than it saves there. The first level is complete whatever the summary
+ * says. */
 static inline void
 lookup4_chunk(const uint16_t *tbl24, const uint16_t *groups, const uint32_t *dst, uint32_t *nh,
 	      unsigned int n)
@@ -225,15 +222,12 @@ lookup4_xv(const uint16_t *tbl24, const uint16_t *groups, const uint32_t *dst, u
 		e[k] = tbl24_x16(e[k], m, a[k], tbl24);
 		any |= ext[k] = _mm512_test_epi32_mask(e[k], _mm512_set1_epi32(MBT_EXT));
 	}
-	/* At 64 lanes the group gathers go out whatever the masks: a branch
-	 * on gathered values makes the next gathers wait for them (17
-	 * against 9 cycles a lookup when measured), and routerd's pipeline,
-	 * which takes 64, was 2% slower with one. At 32 they are skipped
-	 * when no lane needs a group: AMD's gathers are many
-	 * micro-operations, and without them the CPU starts more of the
-	 * next call while this one waits for memory (bursts of 32, uniform
-	 * addresses: a median 23% faster with memory as slow as on
-	 * 2026-12-01; docs/performance.md, "Fewer gathers a call"). */
+	/* At 64 lanes (routerd's burst) the group gathers go out whatever
+	 * the masks: a branch on gathered values makes the next gathers
+	 * wait for them. At 32 they are skipped when no lane needs a group:
+	 * AMD's gathers are many micro-operations, and without them the CPU
+	 * starts more of the next call while this one waits for memory
+	 * (docs/performance-log.md). */
 	if (v != 2 || any != 0)
 		for (unsigned int k = 0; k < v; k++)
 			e[k] = ext4_x16(e[k], ext[k], a[k], groups);
@@ -345,9 +339,9 @@ lookup6_chunk(const uint32_t *tbl24, const uint32_t *groups, const uint8_t *cons
 #if defined(__AVX512F__) && defined(__AVX512BW__)
 /* 64-bit half `half` (0 or 1) of 16 addresses, as stored (byte k of the
  * address in byte k of the lane): lanes 0-7 in *h0, 8-15 in *h1. Two
- * gathers through the pointers: a scalar load per address through a
- * buffer on the stack cost about 3 cycles a lookup more (the vector load
- * of the buffer cannot take its data from the pending scalar stores). */
+ * gathers through the pointers, not scalar loads through a buffer on
+ * the stack: the vector load of the buffer could not take its data from
+ * the pending scalar stores. */
 static inline void
 halves6_x16(const uint8_t *const *dst, unsigned int half, __m512i *h0, __m512i *h1)
 {
@@ -404,10 +398,8 @@ bytes6_x16(__m512i h0, __m512i h1, unsigned int k, bool first24)
  * single address. The only branch is "does any address go deeper", once
  * per level. Each level costs about one miss latency whatever the number
  * of lanes, so the more vectors walk together the better; V is 4 or 8.
- * Below 64 lanes the portable passes are faster on this hardware: a
- * burst of 32 walked here cost 15-17% more than by them, where 64 lanes
- * walked here cost 20-33% less (docs/performance.md, "IPv6 bursts of 32
- * by the portable passes").
+ * Below 64 lanes the portable passes are faster on the AVX-512 machines
+ * measured; from 64 lanes this walk is (docs/performance-log.md).
  * The low halves of the addresses are loaded only when some prefix
  * longer than /64 is reached.
  */
@@ -419,15 +411,12 @@ lookup6_xv(const uint32_t *tbl24, const uint32_t *groups, const uint8_t *const *
 	const __m512i one = _mm512_set1_epi32(MBT_EXT);
 	__m512i h[2 * LOOKUP6_MAXV], e[LOOKUP6_MAXV];
 	__mmask16 x[LOOKUP6_MAXV], any = 0;
-	/* A prefetch per address before the gathers that load them. With
+	/* A prefetch per address before the gathers that load them: with
 	 * the gathers alone, addresses streamed from memory (the FIB
-	 * benchmark's) left each burst waiting on their misses: 0.85x
-	 * rte_fib6 at bursts of 32 and 1.2x at 64, against 1.0x and 1.45x
-	 * with the prefetches (docs/performance.md). Plain loads of the
-	 * same lines just before the call gained as much, so the gathers'
-	 * own loads are what the hardware prefetcher does not follow here.
-	 * In routerd the addresses are in packets the worker has already
-	 * prefetched; there this costs an instruction an address. */
+	 * benchmark's) left each burst waiting on their misses, which the
+	 * hardware prefetcher does not start for gathers. In routerd the
+	 * addresses are in packets the worker has already prefetched; there
+	 * this costs an instruction an address. */
 	for (unsigned int i = 0; i < 16 * nv; i++)
 		rte_prefetch0(dst[i]);
 	for (unsigned int v = 0; v < nv; v++)

@@ -12,8 +12,8 @@
  *          bit 0 = 1: the rest is the index of a child group.
  * IPv4 entries are 16 bits, IPv6 entries 32. A random IPv4 lookup is one
  * DRAM miss into the first level, and halving that table (32 MiB instead
- * of 64) made those misses about 20% cheaper on the bench machine; it
- * limits nexthop indices to 15 bits (FIB_NH_MAX) and IPv4 tables to 32767
+ * of 64) makes those misses cheaper (fewer TLB and cache misses; docs/
+ * fib.md, "Lookup structures"); it limits nexthop indices to 15 bits (FIB_NH_MAX) and IPv4 tables to 32767
  * groups, i.e. 32767 /24s holding longer prefixes. IPv6 needs far more
  * groups (about 0.2 per route on the real table), so it keeps 32 bits.
  *

@@ -97,9 +97,8 @@ live_above(struct rib_node *n)
  * start, is the nearest live one above it. Climbing costs a dependent
  * load a level, so a prefix that shares fewer than HINT_MIN_SHARED bits
  * with the hint, as in random order, starts at the root as before: it
- * would climb most of the way. Loading the real IPv4 table in file
- * order, inserts took about 20% fewer cycles (docs/performance.md,
- * "Inserts from where the last one went").
+ * would climb most of the way. Tables loaded in prefix order, as dumps
+ * and daemons deliver them, start near where each insert goes.
  */
 #define HINT_MIN_SHARED 16
 

@@ -6,11 +6,8 @@
 #include "slab.h"
 
 /* Chunks double from 64 KiB to 2 MiB: a small table's RIB stays small,
- * and a full one's sits on 2 MiB pages. On 4 KiB pages a full table's
- * insert descents most likely missed the TLB: with 2 MiB chunks on
- * transparent huge pages, IPv4 inserts of the real table took 415-541
- * cycles a route instead of 539-543 when memory was slow (2026-12-01,
- * docs/performance.md). */
+ * and a full one's sits on 2 MiB pages (transparent huge pages), where
+ * on 4 KiB pages a full table's insert descents would miss the TLB. */
 #define CHUNK_MIN (64u << 10)
 #define CHUNK_MAX (2u << 20)
 #define CHUNK_HEAD 64 /* the next chunk and this one's size; objects stay cache-line aligned */

@@ -406,6 +406,25 @@ nh_get(const struct nh_table *t, uint32_t index, struct nh_info *out)
 	return 0;
 }
 
+uint16_t
+nh_mtu(const struct nh_table *t, uint32_t index)
+{
+	if (index < 1 || index > t->conf.max_nexthops || !t->obj[index].in_use)
+		return 0;
+	if (!has_gateway(t->obj[index].spec.type))
+		return 0;
+	return t->view[0][index].mtu; /* every worker's copy holds the same */
+}
+
+uint32_t
+nh_group_pick(const struct nh_table *t, uint32_t index, uint32_t hash)
+{
+	if (index < 1 || index > t->conf.max_nexthops || !t->obj[index].in_use ||
+	    t->obj[index].spec.type != NH_T_GROUP)
+		return 0;
+	return nh_bucket_member(t->obj[index].buckets, hash);
+}
+
 int
 nh_walk(const struct nh_table *t, int (*cb)(const struct nh_info *, void *), void *arg)
 {

@@ -166,6 +166,13 @@ int nh_del(struct nh_table *t, uint32_t id);
 int nh_lookup_id(const struct nh_table *t, uint32_t id, uint32_t *index);
 /** Describe an index in use. @return 0 or -ENOENT. */
 int nh_get(const struct nh_table *t, uint32_t index, struct nh_info *out);
+/** The MTU the workers hold packets through an index to (its port's);
+ * 0 for an index not in use or without a port. */
+uint16_t nh_mtu(const struct nh_table *t, uint32_t index);
+/** The member of group `index` that a flow with this hash takes, from
+ * the bucket table the workers read now (nh_group_member's choice); 0
+ * for an empty group or an index that is not a group. */
+uint32_t nh_group_pick(const struct nh_table *t, uint32_t index, uint32_t hash);
 /** Visit every index in use, in index order; a non-zero return stops. */
 int nh_walk(const struct nh_table *t, int (*cb)(const struct nh_info *, void *), void *arg);
 
@@ -236,16 +243,22 @@ nh_hdr_valid(__m128i hdr)
 	return (_mm_extract_epi8(hdr, 14) & NH_HDR_VALID) != 0;
 }
 
+/** The bucket a flow hash falls in: its high bits scaled to b->n. */
+static inline uint32_t
+nh_bucket_member(const struct nh_buckets *b, uint32_t hash)
+{
+	if (b == NULL || b->n == 0)
+		return 0;
+	return b->member[((uint64_t)hash * b->n) >> 32];
+}
+
 /** Reader: the ECMP member for a flow hash (deterministic while the group
  * is unchanged); 0 when the group is empty. */
 static inline uint32_t
 nh_group_member(const struct nh_dp *g, uint32_t hash)
 {
 	/* Acquire: the table was filled before it was published. */
-	const struct nh_buckets *b = __atomic_load_n(&g->buckets, __ATOMIC_ACQUIRE);
-	if (b == NULL || b->n == 0)
-		return 0;
-	return b->member[((uint64_t)hash * b->n) >> 32];
+	return nh_bucket_member(__atomic_load_n(&g->buckets, __ATOMIC_ACQUIRE), hash);
 }
 
 /*
@@ -255,12 +268,10 @@ nh_group_member(const struct nh_dp *g, uint32_t hash)
  * 4-byte one): CRC32C, one instruction per 8 bytes (SSE4.2, which every
  * AVX processor has; rte_hash_crc uses the same). CRC is linear, so
  * flows that count through a field (ports, numbered hosts) spread over
- * the high bits nh_group_member uses as evenly as the field varies:
- * exactly even shares in tests/unit/nexthop/test_ecmp.c, where a
- * multiply after it made them up to 2.9% uneven. Against the
- * multiply-xorshift mix it replaced, on the ECMP pipeline
- * (bench/callgrind_pipeline.sh): IPv4 180.0 -> 156.0 instructions a
- * packet, IPv6 244.2 -> 206.3.
+ * the high bits nh_group_member uses as evenly as the field varies
+ * (exactly even shares in tests/unit/nexthop/test_ecmp.c, which a
+ * multiply after it would spoil), and it costs fewer instructions than
+ * a multiply-xorshift mix.
  */
 #define NH_HASH_SEED 0x5bd1e995u
 

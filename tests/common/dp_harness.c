@@ -47,7 +47,7 @@ dp_harness_setup(struct router *r, unsigned int tx_buffer)
 	if (rc < 0)
 		die("mbuf metadata", -rc);
 	r->conf.hash_policy = NH_HASH_L4;
-	r->nb_workers = 1;
+	r->dp.nb_workers = 1;
 	if ((rc = rt_tables_create(r)) < 0)
 		die("tables", -rc);
 	r->pool = rte_pktmbuf_pool_create("harness", 8191, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
@@ -65,22 +65,22 @@ dp_harness_setup(struct router *r, unsigned int tx_buffer)
 		    rte_eth_tx_queue_setup(id, 0, 512, (int)rte_socket_id(), NULL) < 0 ||
 		    rte_eth_dev_start(id) < 0)
 			die("port", EIO);
-		struct rt_port *p = &r->port[id];
+		struct rt_port *p = &r->dp.port[id];
 		p->id = id;
 		p->mtu = 1500;
 		rte_eth_macaddr_get(id, &p->mac);
 		nh_port_set(r->nh, id, p->mac.addr_bytes, p->mtu);
-		r->nb_ports = (uint16_t)(id + 1);
+		r->dp.nb_ports = (uint16_t)(id + 1);
 	}
-	if (r->nb_ports < 2)
+	if (r->dp.nb_ports < 2)
 		die("two ports are needed (--vdev=net_null0 --vdev=net_null1)", EINVAL);
-	struct rt_worker *w = &r->worker[0];
+	struct rt_worker *w = &r->dp.worker[0];
 	w->exc = rte_ring_create("exc", 1024, (int)rte_socket_id(), RING_F_SP_ENQ | RING_F_SC_DEQ);
 	w->nh = nh_worker_view(r->nh, 0);
 	w->nh_used = rte_zmalloc("nh_used", sizeof(uint32_t) * (NH_INDEX_MAX + 1), 64);
 	if (w->exc == NULL || w->nh_used == NULL)
 		die("worker", ENOMEM);
-	for (uint16_t p = 0; p < r->nb_ports; p++) {
+	for (uint16_t p = 0; p < r->dp.nb_ports; p++) {
 		w->txb[p] = rte_zmalloc("txb", RTE_ETH_TX_BUFFER_SIZE(tx_buffer), 0);
 		if (w->txb[p] == NULL)
 			die("tx buffer", ENOMEM);

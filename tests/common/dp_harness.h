@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 
-#include "router.h"
+#include "control.h"
 
 /* EAL for a unit test: lcore 0, no hugepages (256 MiB), no PCI, no
  * telemetry, EAL's own log quiet, and nb_null net_null ports (0 to 2).

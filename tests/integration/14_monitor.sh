@@ -11,6 +11,8 @@ start_router
 mon_all=$!
 "$BUILD/app/routerctl" -S "$SOCK" monitor route >"$WORK/routes" 2>&1 &
 mon_route=$!
+"$BUILD/app/routerctl" -S "$SOCK" -j monitor route neigh >"$WORK/json" 2>&1 &
+mon_json=$!
 sleep 0.3
 
 rc route add 10.50.0.0/16 via 198.51.100.2 proto static
@@ -27,8 +29,8 @@ rc neigh add 198.51.100.77 lladdr 02:00:00:00:00:77 dev port1
 rc neigh del 198.51.100.77 dev port1
 ns_exec h1 ping -c 1 -W 2 198.51.100.2 >/dev/null # the router resolves h2
 sleep 0.5
-kill "$mon_all" "$mon_route" 2>/dev/null
-wait "$mon_all" "$mon_route" 2>/dev/null
+kill "$mon_all" "$mon_route" "$mon_json" 2>/dev/null
+wait "$mon_all" "$mon_route" "$mon_json" 2>/dev/null
 sed 's/^/    /' "$WORK/all"
 
 expect_out "a route added" "^\[ROUTE\] 10.50.0.0/16 via 198.51.100.2 dev port1 proto static$" cat "$WORK/all"
@@ -51,6 +53,31 @@ expect_out "a neighbour the router resolved itself" \
 expect_out "monitor route: routes, untagged" "^10.50.0.0/16 via 198.51.100.2 dev port1 proto static$" \
 	cat "$WORK/routes"
 check "... and nothing else" test "$(wc -l <"$WORK/routes")" -eq 2
+# -j: one JSON object a line, {"kind", "deleted", "data"}, data as
+# -j show lists the object.
+check "monitor -j: every line one JSON object" python3 -c '
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+assert lines, "no events"
+for l in lines:
+    e = json.loads(l)
+    assert set(e) == {"kind", "deleted", "data"}, e
+    assert e["kind"] in ("route", "neigh"), e
+' "$WORK/json"
+check "monitor -j: the route added, as route show -j lists it" python3 -c '
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+add = [e for e in ev if e["kind"] == "route" and not e["deleted"]]
+d = add[0]["data"]
+assert d["dst"] == "10.50.0.0/16" and d["gateway"] == "198.51.100.2", d
+assert d["dev"] == "port1" and d["protocol"] == "static", d
+assert any(e["kind"] == "route" and e["deleted"] and e["data"]["dst"] == "10.50.0.0/16" for e in ev)
+' "$WORK/json"
+check "monitor -j: a neighbour deleted names it" python3 -c '
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+assert any(e["kind"] == "neigh" and e["deleted"] and e["data"] == {"dst": "198.51.100.77", "dev": "port1"} for e in ev), ev
+' "$WORK/json"
 expect_out "an unknown object refused" "unknown object 'routes2'" \
 	bash -c "! $BUILD/app/routerctl -S $SOCK monitor routes2"
 

@@ -13,7 +13,7 @@
 
 #include <rte_ip.h>
 
-#include "dp.h"
+#include "dp_inline.h"
 
 static uint32_t
 ones_sum(const uint8_t *h)

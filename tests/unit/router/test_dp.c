@@ -16,9 +16,8 @@
 #include <rte_ethdev.h>
 #include <rte_ip.h>
 
-#include "dp.h"
+#include "dp_inline.h"
 #include "dp_harness.h"
-#include "dp_stages.h"
 #include "udp_frame.h"
 
 static struct router r;
@@ -33,8 +32,8 @@ frame(bool bad_sum, uint64_t rx_flags)
 	static const uint8_t src[4] = {192, 0, 2, 2}, dst[4] = {198, 18, 0, 1};
 	struct rte_mbuf *m = rte_pktmbuf_alloc(r.pool);
 	assert_non_null(m);
-	udp_frame(m, FIB_AF_INET, &r.port[0].mac, (const struct rte_ether_addr *)gw_mac, src, dst,
-		  1024);
+	udp_frame(m, FIB_AF_INET, &r.dp.port[0].mac, (const struct rte_ether_addr *)gw_mac, src,
+		  dst, 1024);
 	struct rte_ipv4_hdr *ip =
 		rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, RTE_ETHER_HDR_LEN);
 	assert_int_equal(rte_ipv4_cksum(ip), 0); /* udp_frame summed it: the sum over it is 0 */
@@ -49,10 +48,10 @@ frame(bool bad_sum, uint64_t rx_flags)
 static int
 run(struct rte_mbuf *m)
 {
-	struct rt_worker *w = &r.worker[0];
+	struct rt_worker *w = &r.dp.worker[0];
 	uint64_t fwd = w->st.fwd, bad = w->st.drop[RT_DROP_CHECKSUM];
-	dp_burst(&r, w, 0, &m, 1);
-	for (uint16_t p = 0; p < r.nb_ports; p++)
+	dp_burst(&r.dp, w, 0, &m, 1);
+	for (uint16_t p = 0; p < r.dp.nb_ports; p++)
 		rte_eth_tx_buffer_flush(p, 0, w->txb[p]);
 	int forwarded = (int)(w->st.fwd - fwd), dropped = (int)(w->st.drop[RT_DROP_CHECKSUM] - bad);
 	assert_int_equal(forwarded + dropped, 1);
@@ -63,7 +62,7 @@ static void
 test_no_offload(void **state)
 {
 	(void)state;
-	r.port[0].rx_ip_csum = false;
+	r.dp.port[0].rx_ip_csum = false;
 	assert_int_equal(run(frame(false, 0)), 1);
 	assert_int_equal(run(frame(true, 0)), 0);
 	/* Flags from a port that did not ask for the offload mean nothing. */
@@ -74,7 +73,7 @@ static void
 test_offload(void **state)
 {
 	(void)state;
-	r.port[0].rx_ip_csum = true;
+	r.dp.port[0].rx_ip_csum = true;
 	/* Marked good: trusted, not summed again (the wrong sum shows it). */
 	assert_int_equal(run(frame(true, RTE_MBUF_F_RX_IP_CKSUM_GOOD)), 1);
 	assert_int_equal(run(frame(false, RTE_MBUF_F_RX_IP_CKSUM_GOOD)), 1);
@@ -84,7 +83,7 @@ test_offload(void **state)
 	assert_int_equal(run(frame(true, RTE_MBUF_F_RX_IP_CKSUM_UNKNOWN)), 0);
 	assert_int_equal(run(frame(false, RTE_MBUF_F_RX_IP_CKSUM_NONE)), 1);
 	assert_int_equal(run(frame(true, RTE_MBUF_F_RX_IP_CKSUM_NONE)), 0);
-	r.port[0].rx_ip_csum = false;
+	r.dp.port[0].rx_ip_csum = false;
 }
 
 /* The fast frame test, built in a register (dp_fast_frame_of): every
@@ -95,7 +94,7 @@ static void
 test_fast_frame(void **state)
 {
 	(void)state;
-	const struct rt_port *p = &r.port[0];
+	const struct rt_port *p = &r.dp.port[0];
 	struct dp_fast_frame f4 = dp_fast_frame_of(p, RTE_ETHER_TYPE_IPV4, 0x45, 20);
 	struct dp_fast_frame f6 = dp_fast_frame_of(p, RTE_ETHER_TYPE_IPV6, -1, 40);
 	struct rte_mbuf *m = frame(false, 0);

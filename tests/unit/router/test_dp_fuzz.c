@@ -42,9 +42,8 @@
 #include <rte_ethdev.h>
 #include <rte_ip.h>
 
-#include "dp.h"
+#include "dp_inline.h"
 #include "dp_harness.h"
-#include "dp_stages.h"
 
 #define FRAMES 1000000
 #define FRAME_MAX 1800 /* 14 + 60 + 1700 + padding: some are too big */
@@ -194,7 +193,7 @@ model6(const uint8_t *f, unsigned int len)
 static bool
 model(const uint8_t *f, unsigned int len)
 {
-	if (len < 14 || memcmp(f, r.port[0].mac.addr_bytes, 6) != 0)
+	if (len < 14 || memcmp(f, r.dp.port[0].mac.addr_bytes, 6) != 0)
 		return false; /* to another host, or to a group address */
 	if (f[12] == 0x08 && f[13] == 0x00)
 		return model4(f, len);
@@ -229,7 +228,7 @@ check_sent(struct sent *s, const uint8_t *out, unsigned int len)
 			? gw2_mac
 			: gw_mac;
 	if ((memcmp(out, gw, 6) != 0 && !(ecmp && memcmp(out, gw2_mac, 6) == 0)) ||
-	    memcmp(out + 6, r.port[1].mac.addr_bytes, 6) != 0 || out[12] != o[12] ||
+	    memcmp(out + 6, r.dp.port[1].mac.addr_bytes, 6) != 0 || out[12] != o[12] ||
 	    out[13] != o[13])
 		return "wrong Ethernet header";
 	unsigned int ttl_at = v4 ? 14 + 8 : 14 + 7;
@@ -347,7 +346,7 @@ build(uint8_t *f)
 			       : below(10) < 8 ? below(1501)
 					       : below(1701);
 	unsigned int kind = clean4 ? 0 : clean6 ? 9 : below(20), len;
-	memcpy(f, r.port[0].mac.addr_bytes, 6);
+	memcpy(f, r.dp.port[0].mac.addr_bytes, 6);
 	if (one_in(20)) /* broadcast, multicast or another host */
 		f[0] = below(2) ? 0xff : (uint8_t)(f[0] ^ (1 + below(3)));
 	for (int i = 6; i < 12; i++)
@@ -437,7 +436,7 @@ drain_exceptions(void)
 {
 	struct rte_mbuf *m[64];
 	unsigned int n, total = 0;
-	while ((n = rte_ring_dequeue_burst(r.worker[0].exc, (void **)m, RTE_DIM(m), NULL)) > 0) {
+	while ((n = rte_ring_dequeue_burst(r.dp.worker[0].exc, (void **)m, RTE_DIM(m), NULL)) > 0) {
 		rte_pktmbuf_free_bulk(m, n);
 		total += n;
 	}
@@ -447,7 +446,7 @@ drain_exceptions(void)
 static void
 random_frames(void)
 {
-	struct rt_worker *w = &r.worker[0];
+	struct rt_worker *w = &r.dp.worker[0];
 	unsigned int pool0 = rte_mempool_avail_count(r.pool);
 	const struct rt_wstats st0 = w->st;
 	unsigned long expected = 0, punted = 0;
@@ -475,8 +474,8 @@ random_frames(void)
 				fwd8 += burst[i].expect;
 			clean_groups += fwd8 == 8;
 		}
-		dp_burst(&r, w, 0, pkts, burst_n);
-		for (uint16_t p = 0; p < r.nb_ports; p++)
+		dp_burst(&r.dp, w, 0, pkts, burst_n);
+		for (uint16_t p = 0; p < r.dp.nb_ports; p++)
 			rte_eth_tx_buffer_flush(p, 0, w->txb[p]);
 		punted += drain_exceptions();
 		for (unsigned int i = 0; i < burst_n && failure[0] == 0; i++)
@@ -653,7 +652,7 @@ main(int argc, char **argv)
 	memcpy(route6.dst.addr.v6, p6, sizeof(p6));
 	if (fib_route_add(r.fib, &route4) < 0 || fib_route_add(r.fib, &route6) < 0)
 		return 1;
-	for (uint16_t p = 0; p < r.nb_ports; p++)
+	for (uint16_t p = 0; p < r.dp.nb_ports; p++)
 		if (rte_eth_add_tx_callback(p, 0, tx_seen, NULL) == NULL)
 			return 1;
 	const struct CMUnitTest tests[] = {

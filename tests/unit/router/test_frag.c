@@ -20,7 +20,7 @@
 
 #include "dp_harness.h"
 #include "reasm.h"
-#include "router.h"
+#include "ctl_priv.h"
 
 static struct router r; /* rt_fragment4/6 use its pool alone */
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The per-destination ICMP error limit (app/router/icmp_limit.c). */
+/* The per-destination ICMP error limit (app/router/control/icmp_limit.c). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

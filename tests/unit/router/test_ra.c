@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Router advertisement timing (app/router/ra.c, RFC 4861 6.2.4-6.2.6)
+ * Router advertisement timing (app/router/control/ra.c, RFC 4861 6.2.4-6.2.6)
  * on a made-up clock: rt_ra_timer is driven in 10 ms steps through hours
  * of advertisements in a few milliseconds, and every one the router
  * sends is caught on its way to the worker (rt_ctl_tx, stubbed here).
@@ -23,7 +23,7 @@
 #include <rte_memcpy.h>
 
 #include "dp_harness.h"
-#include "neigh.h"
+#include "ctl_priv.h"
 
 #define STEP_MS 10
 #define MAX_SENT 4096
@@ -137,7 +137,7 @@ test_solicitations(void **state)
 	run_clock(t, t + 5000);
 	assert_int_equal(nb_sent, 1);
 	assert_true(sent[0].at >= t - 1000 + 3000 && sent[0].at <= t - 1000 + 3000 + STEP_MS);
-	assert_true(r.rs_received >= 25);
+	assert_true(r.ctr[RT_CTR_RS_RECEIVED] >= 25);
 }
 
 static void

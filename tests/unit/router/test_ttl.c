@@ -12,7 +12,7 @@
 
 #include <rte_ip.h>
 
-#include "dp.h"
+#include "dp_inline.h"
 
 static void
 test_fast_matches_linux(void **state)

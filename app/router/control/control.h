@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The control plane: the control core's state and what the CLI and main
+ * may ask of it.
+ *
+ * Threads. Everything here runs on the control core (the EAL main
+ * lcore), the one writer of the router's state: routes, rules, nexthops,
+ * neighbours, addresses, links. It writes what the workers read (the
+ * datapath's struct rt_dp) only through the libraries' publication rules
+ * and datapath.h's setters, and reads the workers' counters through
+ * const views. It never calls the CLI: the CLI registers for what it
+ * wants to hear (rt_control_hooks) and for its sockets (rt_loop_watch).
+ *
+ * Errors: int functions return 0 or a negative errno value; the message
+ * for the operator is made by the caller, at the edge.
+ */
+#ifndef ROUTER_CONTROL_H
+#define ROUTER_CONTROL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_cycles.h>
+
+#include "datapath.h"
+#include "fib.h"
+#include "log.h"
+#include "neigh.h"
+#include "nexthop.h"
+#include "settings.h"
+
+#define RT_MAX_ADDRS 256
+
+/* The nexthop id of the special nexthop a rule's unreachable action
+ * answers with: not one an operator sees, adds or deletes. */
+#define RT_NH_ID_RULE_UNREACHABLE 0xfffffffeu
+
+/* Origin tags of routes, as Linux's "proto" values where they exist. */
+#define RT_ORIGIN_KERNEL 2  /* an address's local and connected routes */
+#define RT_ORIGIN_BOOT 3    /* added by an operator */
+#define RT_ORIGIN_NEIGH 253 /* host routes for resolved neighbours (hidden) */
+
+struct rt_addr {
+	uint16_t port;
+	struct fib_prefix p; /* the address, with its prefix length */
+};
+
+/*
+ * The control core's counters and the libraries' it shows beside them,
+ * in the order and under the group and name `stats` shows them
+ * (telemetry: the name, prefixed "neigh_" for the neighbour table's). A
+ * gauge (how many now) is not subject to `stats reset`. The control
+ * core's own are r->ctr[RT_CTR_...]; the others are read from their
+ * library by rt_ctl_counters.
+ */
+#define RT_CTL_COUNTERS(X)                                                                         \
+	X(ICMP_SENT, "control", "icmp_sent", false)                                                \
+	X(ICMP_RATELIMITED, "control", "icmp_ratelimited", false)                                  \
+	X(LOCAL_UNHANDLED, "control", "local_unhandled", false)                                    \
+	X(TCP_RESETS, "control", "tcp_resets", false)                                              \
+	X(RA_SENT, "control", "ra_sent", false)                                                    \
+	X(RS_RECEIVED, "control", "rs_received", false)                                            \
+	X(NEIGH_REFUSED, "control", "neigh_refused", false)                                        \
+	X(OUT_NO_ROUTE, "control", "out_no_route", false)                                          \
+	X(FRAGMENTS, "control", "fragments", false)                                                \
+	X(REASM_REQDS, "control", "reasm_reqds", false)                                            \
+	X(REASM_OKS, "control", "reasm_oks", false)                                                \
+	X(REASM_FAILS, "control", "reasm_fails", false)                                            \
+	X(REASM_TIMEOUTS, "control", "reasm_timeouts", false)                                      \
+	X(TX_RING_FULL, "control", "tx_ring_full", false)                                          \
+	X(NEIGH_ENTRIES, "neigh", "entries", true)                                                 \
+	X(NEIGH_INCOMPLETE, "neigh", "incomplete", true)                                           \
+	X(NEIGH_QUEUE_DROPS, "neigh", "queue_drops", false)                                        \
+	X(NEIGH_FAILED, "neigh", "failed", false)                                                  \
+	X(NEIGH_TABLE_FULL, "neigh", "table_full", false)
+
+#define RT_ENUM(name, group, str, gauge) RT_CTR_##name,
+enum rt_ctr { RT_CTL_COUNTERS(RT_ENUM) RT_CTR_COUNT };
+#undef RT_ENUM
+
+struct rt_ctr_info {
+	const char *group, *name;
+	bool gauge;
+};
+extern const struct rt_ctr_info rt_ctr_info[RT_CTR_COUNT];
+
+/* Router advertisements, per port (ra.c). */
+struct rt_ra {
+	bool on;
+	uint8_t initial_left; /* of the first, closer spaced ones */
+	uint64_t next_ms;     /* the next unsolicited one */
+	uint64_t last_ms;     /* the last one sent: 3 s apart at least */
+	uint64_t answer_ms;   /* one due in answer to solicitations, or 0 */
+	/* The operator's options, as radvd's AdvManagedFlag,
+	 * AdvOtherConfigFlag and AdvDefaultLifetime (with lifetime_set
+	 * clear, the default: rt_ra_lifetime). */
+	bool managed, other, lifetime_set;
+	uint16_t lifetime_s;
+	/* DNS servers to advertise (RFC 8106), the operator's. */
+	uint8_t nb_rdnss;
+	uint8_t rdnss[3][16];
+	/* Prefixes the port lost: advertised with lifetimes 0 in the next
+	 * few, so hosts stop using their addresses in them. */
+	struct rt_ra_gone {
+		struct fib_prefix net;
+		uint8_t left; /* advertisements still to carry it; 0: free */
+	} gone[8];
+};
+
+struct router;
+
+/* What the control core tells whoever registered (the CLI's monitors).
+ * Each may be NULL. */
+struct rt_control_hooks {
+	/* A neighbour entry changed or went: the operator's changes and the
+	 * table's own (a MAC becoming usable or not). */
+	void (*neigh_changed)(struct router *r, const struct neigh_key *k);
+};
+
+struct rt_reasm;
+
+/*
+ * The router. dp is what the workers read (datapath.h); everything after
+ * it is the control core's own, read by nobody else.
+ */
+struct router {
+	struct rt_dp dp;
+	struct rt_settings conf;
+	struct fib *fib;     /* the writer's handle of dp.fib */
+	struct nh_table *nh; /* the writer's side of the workers' views */
+	struct neigh_table *neigh;
+	struct rte_mempool *pool;
+	/* Special nexthops, fixed at start (nh_rule_unreachable under the
+	 * id RT_NH_ID_RULE_UNREACHABLE, which the CLI keeps to itself). */
+	uint32_t nh_local, nh_blackhole, nh_unreachable, nh_prohibit, nh_rule_unreachable;
+	unsigned int nb_addrs;
+	struct rt_addr addr[RT_MAX_ADDRS]; /* in the order they were added */
+	uint32_t *nh_used_seen;            /* the last sum of the workers' stamps, per nexthop */
+	uint64_t ctr[RT_CTR_COUNT];
+	struct rt_ra ra[RT_MAX_PORTS];
+	/* Fragments addressed to the router (reasm.h), and the
+	 * identification of its own IPv4 packets and IPv6 fragments. */
+	struct rt_reasm *reasm;
+	uint32_t ip_id;
+	struct rt_control_hooks hooks;
+	volatile int stop; /* a signal: the control core winds down */
+};
+
+/* The control core's clock for timers (the neighbour table's too), in
+ * milliseconds. */
+static inline uint64_t
+rt_now_ms(void)
+{
+	return rte_get_tsc_cycles() / (rte_get_tsc_hz() / 1000);
+}
+
+/*
+ * Start-up (main.c; tables.c also serves tests/common/dp_harness.c).
+ */
+/* The QSBR variable, the nexthop table with the special nexthops, and
+ * the FIB, for r->dp.nb_workers workers and r->conf.hash_policy. */
+int rt_tables_create(struct router *r);
+/* The neighbour table, reassembly, ICMP limits, the nexthop-use sums and
+ * telemetry; after rt_tables_create. */
+int rt_control_init(struct router *r);
+void rt_control_fini(struct router *r);
+/* Serve until r->stop; then send what must go out before the workers
+ * stop (final router advertisements). */
+int rt_control_run(struct router *r);
+
+/*
+ * The loop (loop.c). It sleeps in epoll_wait at most 1 ms at a time; a
+ * file descriptor registered here gets its callback when ready, and each
+ * round hook runs once a round, after the events.
+ */
+struct rt_watch {
+	int fd;
+	void (*ready)(struct router *r, struct rt_watch *w, uint32_t events);
+};
+/* EPOLLIN and so on; add, change, remove. @return 0 or -errno. */
+int rt_loop_watch(struct rt_watch *w, uint32_t events);
+int rt_loop_rewatch(struct rt_watch *w, uint32_t events);
+void rt_loop_unwatch(struct rt_watch *w);
+/* At most RT_LOOP_HOOKS. @return 0 or -ENOSPC. */
+#define RT_LOOP_HOOKS 4
+int rt_loop_on_round(void (*fn)(struct router *r, uint64_t now_ms));
+
+/*
+ * Addresses (addr.c).
+ */
+/* Prefixes equal: family, length and address. */
+bool rt_prefix_same(const struct fib_prefix *a, const struct fib_prefix *b);
+/* The network of an address: host bits cleared. */
+struct fib_prefix rt_prefix_network(const struct fib_prefix *p);
+/* An IPv6 link-local prefix (fe80::/10). */
+static inline bool
+rt_prefix_link_local(const struct fib_prefix *p)
+{
+	return p->family == FIB_AF_INET6 && rt_ip6_link_local(p->addr.v6);
+}
+/* @return 0; -EEXIST; -EADDRNOTAVAIL (not a unicast address a port can
+ * have, or for del not assigned); -ENOSPC; or the FIB's error. */
+int rt_addr_add(struct router *r, uint16_t port, const struct fib_prefix *p);
+int rt_addr_del(struct router *r, uint16_t port, const struct fib_prefix *p);
+/* The routes the addresses install (local, connected, broadcast; main
+ * table), each (prefix, metric) once, in out[0..max): @return how many
+ * there are. Their type is set, their nexthop not. */
+unsigned int rt_addr_routes(const struct router *r, struct fib_route *out, unsigned int max);
+/* The IPv6 link-local address every port gets from its MAC (modified
+ * EUI-64, RFC 4291 2.5.1), as Linux gives every interface. */
+struct fib_prefix rt_port_link_local(const struct router *r, uint16_t port);
+/* Is a (family, address) ours on any port? addr in network order. */
+bool rt_addr_is_local(const struct router *r, uint8_t family, const void *addr);
+/* Our address of `family` on port for peer (network order; may be
+ * NULL): of the peer's scope (IPv6 link-local only for link-local
+ * peers), the longest match; another port's of the right scope before a
+ * link-local one for a peer beyond the link; any if the port has none. */
+const struct rt_addr *rt_addr_pick(const struct router *r, uint16_t port, uint8_t family,
+				   const void *peer);
+
+/*
+ * Links (link.c).
+ */
+/* A port administratively up or down: its routes leave the lookups (or
+ * come back), as Linux withdraws a device's routes when it goes down;
+ * they stay configured, shown as linkdown. */
+void rt_link_set_up(struct router *r, uint16_t port, bool up);
+/* A port's MTU (576..9600), enforced by the router through its
+ * nexthops. @return 0 or -errno. */
+int rt_link_set_mtu(struct router *r, uint16_t port, uint16_t mtu);
+/* After ports went down or up, or groups lost members: withdraw from
+ * the lookups the routes whose nexthops now lead nowhere, put back those
+ * that lead somewhere again; a failure is logged, naming `what`. */
+void rt_fib_sync_down(struct router *r, const char *what);
+
+/*
+ * Router advertisements (ra.c).
+ */
+void rt_ra_set(struct router *r, uint16_t port, bool on);
+/* The port's addresses or MTU changed: advertise them soon. */
+void rt_ra_changed(struct router *r, uint16_t port);
+/* The M and O flags a port advertises, and its lifetime as a default
+ * router: 0 (not one) or RT_RA_LIFETIME_MIN..RT_RA_LIFETIME_MAX seconds,
+ * -1 for the default. */
+#define RT_RA_LIFETIME_MIN 600u /* MaxRtrAdvInterval (RFC 4861 6.2.1) */
+#define RT_RA_LIFETIME_MAX 9000u
+void rt_ra_set_options(struct router *r, uint16_t port, bool managed, bool other,
+		       int32_t lifetime_s);
+/* The lifetime a port's advertisements give the router, in seconds. */
+uint16_t rt_ra_lifetime(const struct router *r, uint16_t port);
+/* The DNS servers a port advertises (n <= 3, addresses in network
+ * order); 0 for none. */
+void rt_ra_set_rdnss(struct router *r, uint16_t port, const uint8_t (*addr)[16], unsigned int n);
+
+/*
+ * Counters (counters.c): the values of RT_CTL_COUNTERS, in its order.
+ * Safe from another thread (telemetry's): each an aligned 64-bit word.
+ */
+void rt_ctl_counters(const struct router *r, uint64_t out[RT_CTR_COUNT]);
+
+#endif /* ROUTER_CONTROL_H */

@@ -1,0 +1,280 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The datapath plane: what the workers run, and the one place that holds
+ * the state they read (struct rt_dp).
+ *
+ * Threads. The workers read struct rt_dp and write only their own struct
+ * rt_worker (counters, TX buffers, the nexthop-use stamps). The control
+ * core writes the rest of rt_dp: before the workers start (ports,
+ * rings, settings), or at run time only through the publication rules
+ * of the libraries (the FIB, the nexthops) and the setters below. It
+ * reads the workers' counters through const views (rt_dp_worker_stats).
+ *
+ * Nothing here calls into the control core or the CLI: packets that need
+ * them go on each worker's exception ring, and the control core's own
+ * packets come back on one ring that worker 0 transmits.
+ */
+#ifndef ROUTER_DATAPATH_H
+#define ROUTER_DATAPATH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
+
+#include "fib.h"
+#include "nexthop.h"
+
+#define RT_MAX_PORTS 16
+#define RT_MAX_WORKERS 8
+/* Packets a worker takes from a queue at once, and the largest burst the
+ * stages handle. Random destinations miss the caches at the first FIB
+ * level and everything after the lookup waits for it: the more lookups
+ * a burst issues together, the more of those misses overlap (docs/
+ * performance.md, "Burst size"). -DRT_BURST=N overrides it. */
+#ifndef RT_BURST
+#define RT_BURST 64
+#endif
+
+/* The FIB answers with nexthop indices: both libraries must agree on how
+ * many there can be. */
+static_assert(NH_INDEX_MAX == FIB_NH_MAX, "lib/nexthop and lib/fib disagree on the index range");
+/* ports_down is one bit a port. */
+static_assert(RT_MAX_PORTS <= 32, "rt_dp.ports_down holds a bit a port");
+static_assert(RT_MAX_WORKERS <= NH_WORKERS_MAX, "a nexthop view per worker");
+
+/* Why a worker dropped a packet. Each has a per-worker counter. */
+#define RT_DROP_REASONS(X)                                                                         \
+	X(NOT_FOR_US, "not_for_us")                                                                \
+	X(ETHERTYPE, "unsupported_ethertype")                                                      \
+	X(TRUNCATED, "truncated")                                                                  \
+	X(VERSION, "bad_ip_version")                                                               \
+	X(IHL, "bad_ihl")                                                                          \
+	X(CHECKSUM, "bad_checksum")                                                                \
+	X(LENGTH, "bad_length")                                                                    \
+	X(MARTIAN_SRC, "martian_source")                                                           \
+	X(MARTIAN_DST, "martian_destination")                                                      \
+	X(MULTICAST, "multicast_not_routed")                                                       \
+	X(BLACKHOLE, "blackhole")                                                                  \
+	X(EXC_FULL, "exception_ring_full")                                                         \
+	X(TX_FULL, "tx_full")                                                                      \
+	X(PORT_DOWN, "port_down")                                                                  \
+	X(L2_GROUP, "link_layer_group")
+
+/* Why a worker handed a packet to the control core. */
+#define RT_PUNT_REASONS(X)                                                                         \
+	X(ARP, "arp")                                                                              \
+	X(LOCAL, "local")                                                                          \
+	X(RESOLVE, "resolve_gateway")                                                              \
+	X(CONNECTED, "resolve_connected")                                                          \
+	X(NO_ROUTE, "no_route")                                                                    \
+	X(UNREACHABLE, "unreachable")                                                              \
+	X(PROHIBIT, "prohibit")                                                                    \
+	X(TTL, "ttl_exceeded")                                                                     \
+	X(TOO_BIG, "too_big")                                                                      \
+	X(FRAGMENT, "fragment")                                                                    \
+	X(BEYOND_SCOPE, "beyond_scope")
+
+#define RT_ENUM(name, str) RT_DROP_##name,
+enum rt_drop { RT_DROP_REASONS(RT_ENUM) RT_DROP_COUNT };
+#undef RT_ENUM
+#define RT_ENUM(name, str) RT_PUNT_##name,
+enum rt_punt { RT_PUNT_REASONS(RT_ENUM) RT_PUNT_COUNT };
+#undef RT_ENUM
+
+extern const char *const rt_drop_names[RT_DROP_COUNT];
+extern const char *const rt_punt_names[RT_PUNT_COUNT];
+
+/* A worker's counters: written by that worker only, on its own lines,
+ * read (racily, which is fine for counters) by the control core. */
+struct rt_wstats {
+	uint64_t rx, fwd, punt_total, drop_total;
+	/* Rounds of the worker loop (counted as each begins), those that
+	 * found packets, and the TSC cycles those took (each from the end
+	 * of the round before). rx / busy_rounds is the mean burst (VPP's
+	 * "vectors per call"): near the RX burst size the worker is
+	 * saturated, well below it the worker waits for work. busy_cycles /
+	 * rx is what a packet costs, drivers included, whatever the offered
+	 * load (what testpmd's --record-core-cycles reports). */
+	uint64_t rounds, busy_rounds, busy_cycles;
+	uint64_t port_rx[RT_MAX_PORTS], port_tx[RT_MAX_PORTS];
+	uint64_t port_drop[RT_MAX_PORTS]; /* of the packets received on each port */
+	uint64_t punt[RT_PUNT_COUNT];
+	uint64_t drop[RT_DROP_COUNT];
+} __rte_cache_aligned;
+
+/* A worker: the fields above st are set before it starts and fixed;
+ * rx_port, tx_dropped, nh_used and st are its own to write. */
+struct rt_worker {
+	unsigned int id; /* 0..nb_workers-1: QSBR thread id, queue index */
+	unsigned int lcore;
+	struct rte_ring *exc;   /* to the control core */
+	const struct nh_dp *nh; /* this worker's nexthop lines */
+	struct rte_eth_dev_tx_buffer *txb[RT_MAX_PORTS];
+	uint64_t tx_dropped[RT_MAX_PORTS]; /* written by the TX buffer callback */
+	/* Per nexthop index, the low 32 bits of st.rounds (the worker loop's
+	 * round, from 1) when this worker last sent a packet through it: the
+	 * control core reads them to learn which neighbours are in use (NUD
+	 * needs it, and workers never touch neighbour state). A plain store
+	 * a packet: a counter's load-add-store would chain through memory
+	 * when packets share a nexthop. */
+	uint32_t *nh_used;
+	uint16_t rx_port; /* the port of the burst in hand: dp_punt's m->port */
+	struct rt_wstats st;
+} __rte_cache_aligned;
+
+struct rt_port {
+	uint16_t id;
+	uint16_t mtu;
+	struct rte_ether_addr mac;
+	/* The NIC checks received IPv4 header checksums (RX offload, as the
+	 * 82599 does): a packet it marks good is not summed again. */
+	bool rx_ip_csum;
+	char name[16]; /* port<N> */
+	char driver[32];
+};
+
+/*
+ * The state the workers read. One per router; the control core fills it
+ * before the workers start and changes it afterwards only as the field
+ * comments say.
+ */
+struct rt_dp {
+	const struct fib *fib;        /* rules (lib/fib publishes them) */
+	const struct fib_table *main; /* FIB_TABLE_MAIN, looked up first */
+	struct rte_rcu_qsbr *qsbr;    /* the workers report quiescence here */
+	uint8_t hash_policy;          /* enum nh_hash_policy, fixed */
+	bool idle_backoff;            /* sleep when idle (off for benchmarks) */
+	uint32_t idle_sleep_us;
+	uint16_t nb_ports;
+	/* Bit N set while portN is administratively down (rt_dp_port_set_down).
+	 * The workers send only with valid headers, which lib/nexthop
+	 * withdraws while a port is down (nh_port_down); they read this word
+	 * only to tell why a header is invalid. */
+	uint32_t ports_down;
+	struct rt_port port[RT_MAX_PORTS];
+	unsigned int nb_workers;
+	struct rt_worker worker[RT_MAX_WORKERS];
+	/* Packets the control core sends: worker 0 transmits them on its
+	 * own TX queues, so no device needs a queue for the control core
+	 * (net_af_packet spreads received packets over all its queue pairs,
+	 * and every RX queue must be polled). Port in m->port. */
+	struct rte_ring *ctl_tx;
+	volatile int quit; /* the workers stop (main sets it) */
+};
+
+static inline bool
+rt_dp_port_up(const struct rt_dp *dp, uint16_t port)
+{
+	return (__atomic_load_n(&dp->ports_down, __ATOMIC_RELAXED) >> port & 1) == 0;
+}
+
+/*
+ * Control core: mark a port down or up for the workers' slow path. They
+ * send only with a valid header, which nh_port_down withdraws; the mask
+ * is what they read to say why (port_down rather than a neighbour to
+ * resolve). So the caller changes the mask before the headers when going
+ * down, after them when coming up. Release: the header changes made
+ * before it are visible to a worker that sees the new mask.
+ */
+static inline void
+rt_dp_port_set_down(struct rt_dp *dp, uint16_t port, bool down)
+{
+	uint32_t mask = dp->ports_down & ~(1u << port);
+	__atomic_store_n(&dp->ports_down, mask | (uint32_t)down << port, __ATOMIC_RELEASE);
+}
+
+/* Control core: a worker's counters, read while it writes them. */
+static inline const struct rt_wstats *
+rt_dp_worker_stats(const struct rt_dp *dp, unsigned int w)
+{
+	return &dp->worker[w].st;
+}
+
+/* Control core: the sum of the workers' counters (TX buffer drops moved
+ * from forwarded and tx to tx_full). */
+void rt_dp_stats_sum(const struct rt_dp *dp, struct rt_wstats *sum);
+
+/* Per-packet metadata a worker leaves for the control core. */
+struct rt_meta {
+	uint32_t nh;    /* the nexthop the lookup chose */
+	uint8_t reason; /* enum rt_punt */
+	/* 1: a packet the router built (rt_output), waiting for its
+	 * neighbour: not forwarded, so no TTL to decrement and no ICMP error
+	 * about it if the neighbour fails. */
+	uint8_t own;
+	uint8_t pad[2];
+};
+extern int rt_meta_offset;
+static inline struct rt_meta *
+rt_meta(struct rte_mbuf *m)
+{
+	return RTE_MBUF_DYNFIELD(m, rt_meta_offset, struct rt_meta *);
+}
+/* Register the rt_meta mbuf field (once, before any packet). */
+int rt_meta_register(void);
+
+/* An IPv6 link-local address (fe80::/10, RFC 4291 2.5.6), in network
+ * order: scoped to its link, never routed. */
+static inline bool
+rt_ip6_link_local(const uint8_t a[16])
+{
+	return a[0] == 0xfe && (a[1] & 0xc0) == 0x80;
+}
+
+/*
+ * What the workers would choose for a packet: the nexthop (or group)
+ * index for src to dst with flow's selectors (its iif FIB_IIF_LOCAL: the
+ * router's own), from the main table and then the rules when there are
+ * any; and, for a group, the member a flow with this hash takes. IPv4 in
+ * host order, IPv6 in network order. The control core uses them so that
+ * its own packets and `route get` follow the datapath's choice.
+ */
+static inline uint32_t
+rt_dp_route4(const struct rt_dp *dp, uint32_t src, uint32_t dst, const struct fib_flow *flow)
+{
+	uint32_t nh = fib_lookup4(dp->main, dst);
+	return fib_rules_active(dp->fib, FIB_AF_INET) ? fib_rule_route4(dp->fib, src, dst, flow, nh)
+						      : nh;
+}
+
+static inline uint32_t
+rt_dp_route6(const struct rt_dp *dp, const uint8_t src[16], const uint8_t dst[16],
+	     const struct fib_flow *flow)
+{
+	uint32_t nh = fib_lookup6(dp->main, dst);
+	return fib_rules_active(dp->fib, FIB_AF_INET6)
+		       ? fib_rule_route6(dp->fib, src, dst, flow, nh)
+		       : nh;
+}
+
+/* The flow hashes the workers pick group members by, from a packet's
+ * fields as its headers carry them (network order; ports as the first 4
+ * bytes of a TCP or UDP header, or 0). */
+static inline uint32_t
+rt_dp_flow_hash4(const struct rt_dp *dp, uint32_t src_be, uint32_t dst_be, uint8_t proto,
+		 uint32_t ports, bool nonfirst_fragment)
+{
+	return nh_flow_hash4((enum nh_hash_policy)dp->hash_policy, src_be, dst_be, proto, ports,
+			     nonfirst_fragment);
+}
+
+static inline uint32_t
+rt_dp_flow_hash6(const struct rt_dp *dp, const uint8_t src[16], const uint8_t dst[16],
+		 uint32_t flow_label, uint8_t proto, uint32_t ports, bool nonfirst_fragment)
+{
+	return nh_flow_hash6((enum nh_hash_policy)dp->hash_policy, src, dst, flow_label, proto,
+			     ports, nonfirst_fragment);
+}
+
+/* The worker loop (rte_eal_remote_launch's function; arg: the rt_dp). */
+int rt_worker_main(void *arg);
+
+/* A whole received burst on port, as the worker runs it: classify by
+ * ethertype, validate, look up, act. What bench/ and the tests measure. */
+void dp_burst(const struct rt_dp *dp, struct rt_worker *w, uint16_t port, struct rte_mbuf **pkts,
+	      unsigned int n);
+
+#endif /* ROUTER_DATAPATH_H */

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * routerd's settings, as conf.c reads them from options and the config
+ * file (docs/operations.md lists them). Plain data, read by every plane
+ * at start; nothing changes them afterwards.
+ */
+#ifndef ROUTER_SETTINGS_H
+#define ROUTER_SETTINGS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct rt_settings {
+	char socket_path[108];
+	char startup[4096];
+	bool idle_backoff;          /* on by default */
+	uint32_t idle_sleep_us;     /* 100 */
+	uint32_t icmp_rate;         /* ICMP errors per second, 1000 */
+	uint32_t icmp_burst;        /* 50 */
+	uint32_t icmp_ratelimit_ms; /* per destination, 1000; 0: none */
+	uint32_t nb_mbufs;          /* 8191 */
+	uint16_t rx_desc, tx_desc;
+	uint32_t neigh_max;          /* 1024 */
+	uint32_t neigh_reachable_ms; /* 0: the library default (30 s) */
+	uint32_t neigh_gc_stale_ms;  /* 0: the library default (60 s) */
+	uint8_t hash_policy;         /* enum nh_hash_policy */
+};
+
+#endif
