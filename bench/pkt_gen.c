@@ -6,7 +6,12 @@
  * the ring loop, sent as fast as the port takes them.
  *
  *   pkt_gen [EAL options: one port] -- --table FILE --dmac MAC
- *           [--seconds S] [--flows N] [--src ADDR]
+ *           [--seconds S] [--flows N] [--src ADDR] [--rate PPS]
+ *
+ * RATE paces the bursts (the generator sleeps between them, leaving its
+ * core to others); 0, the default, sends as fast as the port takes them.
+ * Whatever comes back on the port is received and freed, so that a peer
+ * sending to the generator is never held up by it.
  *
  * TABLE: "PREFIX/LEN anything" lines (the vendored format). N (default
  * 4096) frames are built once, as templates; each burst copies the next
@@ -57,12 +62,15 @@ main(int argc, char **argv)
 	const char *table = NULL, *src_s = NULL;
 	struct rte_ether_addr dmac;
 	bool have_dmac = false;
-	double seconds = 10;
+	double seconds = 10, rate = 0;
 	uint32_t flows = 4096;
-	static const struct option opts[] = {
-		{"table", required_argument, NULL, 't'},   {"dmac", required_argument, NULL, 'd'},
-		{"seconds", required_argument, NULL, 's'}, {"flows", required_argument, NULL, 'f'},
-		{"src", required_argument, NULL, 'a'},     {NULL, 0, NULL, 0}};
+	static const struct option opts[] = {{"table", required_argument, NULL, 't'},
+					     {"dmac", required_argument, NULL, 'd'},
+					     {"seconds", required_argument, NULL, 's'},
+					     {"flows", required_argument, NULL, 'f'},
+					     {"src", required_argument, NULL, 'a'},
+					     {"rate", required_argument, NULL, 'r'},
+					     {NULL, 0, NULL, 0}};
 	int c;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
@@ -81,12 +89,16 @@ main(int argc, char **argv)
 		case 'a':
 			src_s = optarg;
 			break;
+		case 'r':
+			rate = strtod(optarg, NULL);
+			break;
 		default:
 			return 2;
 		}
 	}
-	if (table == NULL || !have_dmac || flows < BURST || seconds <= 0)
-		bench_die("give --table, --dmac, --flows >= 32, --seconds > 0", -EINVAL);
+	if (table == NULL || !have_dmac || flows < BURST || seconds <= 0 || rate < 0)
+		bench_die("give --table, --dmac, --flows >= 32, --seconds > 0, --rate >= 0",
+			  -EINVAL);
 	if (rte_eth_dev_count_avail() != 1)
 		bench_die("give EAL exactly one port", -EINVAL);
 
@@ -130,10 +142,22 @@ main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	uint64_t hz = rte_get_tsc_hz(), t0 = rte_rdtsc(), end = t0 + (uint64_t)(seconds * hz);
-	uint64_t sent = 0, mark = t0, sent_mark = 0;
+	uint64_t sent = 0, mark = t0, sent_mark = 0, received = 0;
+	uint64_t gap = rate > 0 ? (uint64_t)((double)hz * BURST / rate) : 0, due = t0;
 	uint32_t next = 0;
 	while (!stop) {
 		struct rte_mbuf *b[BURST];
+		uint16_t got = rte_eth_rx_burst(0, 0, b, BURST);
+		if (got > 0) {
+			rte_pktmbuf_free_bulk(b, got);
+			received += got;
+		}
+		if (gap != 0) { /* paced: sleep until this burst is due */
+			uint64_t t = rte_rdtsc();
+			if (t < due)
+				rte_delay_us_sleep((unsigned int)((due - t) * 1000000 / hz) + 1);
+			due += gap;
+		}
 		if (rte_pktmbuf_alloc_bulk(mp, b, BURST) != 0)
 			bench_die("mbufs in flight", -ENOMEM);
 		for (int k = 0; k < BURST; k++) {
@@ -163,6 +187,7 @@ main(int argc, char **argv)
 	double secs = (double)(rte_rdtsc() - t0) / (double)hz;
 	printf("sent %llu packets in %.2f s: %.3f Mpps\n", (unsigned long long)sent, secs,
 	       (double)sent / secs / 1e6);
+	printf("received %llu packets\n", (unsigned long long)received);
 	rte_eth_dev_stop(0);
 	rte_eal_cleanup();
 	return 0;

@@ -10,6 +10,7 @@
 NS_PREFIX=${NS_PREFIX:-rt}
 RT_NS=${NS_PREFIX}-rtr
 RT_PORTS=()
+RT_VDEVS=()
 RT_PID=
 
 ns_host() { echo "${NS_PREFIX}-$1"; }
@@ -73,14 +74,18 @@ ns_exec() {
 
 # ns_start_router BUILD SOCKET STARTUP [extra routerd options...]
 # RT_LCORES (EAL lcores, default "-l 0,1"), RT_QPAIRS (queue pairs per
-# port: one per worker, default 1) and RT_OUT (a file for routerd's output
-# and log, default stdout) may be set.
+# port: one per worker, default 1), RT_VDEVS (an array of more EAL --vdev
+# arguments: ports after the hosts' ones) and RT_OUT (a file for routerd's
+# output and log, default stdout) may be set.
 ns_start_router() {
 	local build=$1 sock=$2 startup=$3 vdevs=() i=0 mem
 	shift 3
 	for p in "${RT_PORTS[@]}"; do
 		vdevs+=("--vdev=net_af_packet$i,iface=$p,qpairs=${RT_QPAIRS:-1}")
 		i=$((i + 1))
+	done
+	for v in "${RT_VDEVS[@]}"; do
+		vdevs+=("--vdev=$v")
 	done
 	mem=$(cat "$build/eal-mem.opts" 2>/dev/null || echo "--no-huge -m 512")
 	[ -n "$mem" ] || mem="-m 512"

@@ -3,6 +3,8 @@
 
 udp_flows.py recv PORT OUTFILE SECONDS
     record "SRCADDR SRCPORT" for each datagram received on PORT
+udp_flows.py recvt PORT OUTFILE SECONDS
+    the same, each line led by the time it arrived (time.time())
 udp_flows.py send DST PORT NFLOWS PKTS [SRCADDR [RATE]]
     NFLOWS flows (distinct source ports) of PKTS datagrams each; RATE in
     packets per second (0: as fast as possible); prints the count sent
@@ -12,7 +14,7 @@ import sys
 import time
 
 
-def recv(port, out, seconds):
+def recv(port, out, seconds, stamped=False):
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 22)
     s.bind(("0.0.0.0", port))
@@ -24,6 +26,8 @@ def recv(port, out, seconds):
                 _, (addr, sport) = s.recvfrom(2048)
             except socket.timeout:
                 continue
+            if stamped:
+                f.write("%.6f " % time.time())
             f.write("%s %d\n" % (addr, sport))
             f.flush()
 
@@ -50,8 +54,8 @@ def send(dst, port, nflows, pkts, src=None, rate=0.0):
 
 
 if __name__ == "__main__":
-    if sys.argv[1] == "recv":
-        recv(int(sys.argv[2]), sys.argv[3], float(sys.argv[4]))
+    if sys.argv[1] in ("recv", "recvt"):
+        recv(int(sys.argv[2]), sys.argv[3], float(sys.argv[4]), sys.argv[1] == "recvt")
     else:
         a = sys.argv[2:]
         send(a[0], int(a[1]), int(a[2]), int(a[3]), a[4] if len(a) > 4 and a[4] != "-" else None,
