@@ -29,6 +29,7 @@ conf_defaults(struct rt_settings *s)
 	s->tx_desc = 1024;
 	s->neigh_max = 1024;
 	s->hash_policy = NH_HASH_L4;
+	s->link_poll_ms = 10;
 }
 
 static int
@@ -93,6 +94,9 @@ apply(struct rt_settings *s, const char *key, const char *val)
 	} else if (strcmp(key, "neigh-gc-stale-ms") == 0) {
 		if (set_u32(val, 100, 3600000, &s->neigh_gc_stale_ms) < 0)
 			return "expected 100..3600000";
+	} else if (strcmp(key, "link-poll-ms") == 0) {
+		if (set_u32(val, 1, 60000, &s->link_poll_ms) < 0)
+			return "expected 1..60000";
 	} else if (strcmp(key, "hash-policy") == 0) {
 		if (strcmp(val, "l3") == 0)
 			s->hash_policy = NH_HASH_L3;

@@ -63,6 +63,9 @@ setup_port(struct router *r, uint16_t id)
 			info.flow_type_rss_offloads &
 			(RTE_ETH_RSS_IP | RTE_ETH_RSS_TCP | RTE_ETH_RSS_UDP);
 	}
+	/* Carrier changes by interrupt where the driver raises them (link.c). */
+	if (info.dev_flags != NULL && (*info.dev_flags & RTE_ETH_DEV_INTR_LSC))
+		conf.intr_conf.lsc = 1;
 	/* Let the NIC check IPv4 header checksums where it can: the stage
 	 * then skips its own sum for packets marked good (datapath/ipv4.c). */
 	bool rx_ip_csum = (info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_IPV4_CKSUM) != 0;
@@ -91,10 +94,19 @@ setup_port(struct router *r, uint16_t id)
 	uint16_t mtu = 1500;
 	rte_eth_dev_get_mtu(id, &mtu);
 	p->mtu = mtu;
-	RT_LOG(INFO, main,
-	       "%s: %s, " RT_MAC_FMT ", mtu %u, %u queue pair%s of %u/%u descriptors%s%s", p->name,
+	/* The rings as the driver made them, where it says (memif sizes its
+	 * own, by its rsize devarg, and says nothing). */
+	struct rte_eth_rxq_info rq;
+	struct rte_eth_txq_info tq;
+	char rings[64];
+	if (rte_eth_rx_queue_info_get(id, 0, &rq) == 0 &&
+	    rte_eth_tx_queue_info_get(id, 0, &tq) == 0)
+		snprintf(rings, sizeof(rings), "%u/%u descriptors", rq.nb_desc, tq.nb_desc);
+	else
+		snprintf(rings, sizeof(rings), "rings sized by the driver");
+	RT_LOG(INFO, main, "%s: %s, " RT_MAC_FMT ", mtu %u, %u queue pair%s of %s%s%s", p->name,
 	       info.driver_name, RT_MAC_BYTES(p->mac.addr_bytes), p->mtu, nq, nq > 1 ? "s" : "",
-	       rxd, txd, conf.rxmode.mq_mode == RTE_ETH_MQ_RX_RSS ? ", RSS" : "",
+	       rings, conf.rxmode.mq_mode == RTE_ETH_MQ_RX_RSS ? ", RSS" : "",
 	       rx_ip_csum ? ", IPv4 RX checksum offload" : "");
 	return nh_port_set(r->nh, id, p->mac.addr_bytes, p->mtu);
 }
@@ -127,6 +139,20 @@ setup_workers(struct router *r)
 	return 0;
 }
 
+/* A TX buffer of RT_BURST packets for port; what its queue refuses is
+ * freed and counted in *dropped. */
+static struct rte_eth_dev_tx_buffer *
+tx_buffer(uint16_t port, uint64_t *dropped)
+{
+	struct rte_eth_dev_tx_buffer *b = rte_zmalloc_socket(
+		"txb", RTE_ETH_TX_BUFFER_SIZE(RT_BURST), 0, rte_eth_dev_socket_id(port));
+	if (b == NULL)
+		return NULL;
+	rte_eth_tx_buffer_init(b, RT_BURST);
+	rte_eth_tx_buffer_set_err_callback(b, rte_eth_tx_buffer_count_callback, dropped);
+	return b;
+}
+
 static int
 setup_worker_io(struct router *r)
 {
@@ -145,13 +171,14 @@ setup_worker_io(struct router *r)
 		if (w->nh_used == NULL)
 			return -ENOMEM;
 		for (uint16_t p = 0; p < r->dp.nb_ports; p++) {
-			w->txb[p] = rte_zmalloc_socket("txb", RTE_ETH_TX_BUFFER_SIZE(RT_BURST), 0,
-						       rte_eth_dev_socket_id(p));
+			w->txb[p] = tx_buffer(p, &w->tx_dropped[p]);
 			if (w->txb[p] == NULL)
 				return -ENOMEM;
-			rte_eth_tx_buffer_init(w->txb[p], RT_BURST);
-			rte_eth_tx_buffer_set_err_callback(
-				w->txb[p], rte_eth_tx_buffer_count_callback, &w->tx_dropped[p]);
+			if (i != 0) /* worker 0 sends the control core's packets */
+				continue;
+			w->ctl_txb[p] = tx_buffer(p, &w->st.ctl_tx_dropped);
+			if (w->ctl_txb[p] == NULL)
+				return -ENOMEM;
 		}
 	}
 	return 0;
@@ -190,6 +217,8 @@ setup_ports(struct router *r)
 		return fail("control TX ring", -rte_errno);
 	if ((rc = setup_worker_io(r)) < 0)
 		return fail("worker queues", rc);
+	if ((rc = rt_link_start(r)) < 0)
+		return fail("link state", rc);
 	return 0;
 }
 

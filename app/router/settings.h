@@ -24,6 +24,7 @@ struct rt_settings {
 	uint32_t neigh_reachable_ms; /* 0: the library default (30 s) */
 	uint32_t neigh_gc_stale_ms;  /* 0: the library default (60 s) */
 	uint8_t hash_policy;         /* enum nh_hash_policy */
+	uint32_t link_poll_ms;       /* carrier polled this often, 10 */
 };
 
 #endif

@@ -173,7 +173,11 @@ check "... their routes with them" test "$(rc route show 203.0.113.0/24 | wc -l)
 rc addr del 2001:db8:113::1/64 dev port1
 rc addr add 198.51.100.1/24 dev port1 # flushed above; later checks route through it
 check "link set dev PORT, as ip link set dev eth0" rc link set dev port1 mtu 9000
-expect_out "link in JSON" '"ifname":"port1","flags":\["UP"\],"mtu":9000' rc -j link show
+expect_out "link in JSON, flags as ip -j link's" \
+	'"ifname":"port1","flags":\["BROADCAST","MULTICAST","UP","LOWER_UP"\],"mtu":9000,"operstate":"UP"' \
+	rc -j link show
+expect_out "link show: flags and state as ip link's" \
+	"^1: port1: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 9000 state UP speed " rc link show port1
 check "link show PORT: that port alone" test "$(rc -j link show dev port1 | grep -o ifname | wc -l)" -eq 1
 check "route change: an existing route's gateway" rc route change 10.20.0.0/16 via 198.51.100.3 table 100
 expect_out "... changed" "^10.20.0.0/16 via 198.51.100.3 dev port1$" \

@@ -39,7 +39,7 @@ expect_out "... and deleted" "^\[ROUTE\] Deleted 10.50.0.0/16 via 198.51.100.2 d
 expect_out "an address added" "^\[ADDR\] 1: port1    inet 10.51.0.1/24 scope global$" cat "$WORK/all"
 expect_out "... and deleted" "^\[ADDR\] Deleted 1: port1    inet 10.51.0.1/24 scope global$" \
 	cat "$WORK/all"
-expect_out "a link changed" "^\[LINK\] 1: port1: <UP> mtu 1400 state UP" cat "$WORK/all"
+expect_out "a link changed" "^\[LINK\] 1: port1: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1400 state UP" cat "$WORK/all"
 expect_out "a rule added" "^\[RULE\] 100:	from 192.0.2.0/24 lookup 100$" cat "$WORK/all"
 expect_out "... and deleted" "^\[RULE\] Deleted 100:	from 192.0.2.0/24 lookup 100$" cat "$WORK/all"
 expect_out "a nexthop added" "^\[NEXTHOP\] id 7 via 198.51.100.2 dev port1$" cat "$WORK/all"

@@ -88,8 +88,10 @@ show_port(struct cli *c, uint16_t i)
 		json_str(&c->j, "ifname", p->name);
 		json_arr(&c->j, "addr_info");
 	} else {
-		rt_buf_printf(c->out, "%u: %s: <%s> mtu %u\n", i, p->name,
-			      rt_dp_port_up(&r->dp, i) ? "UP" : "DOWN", p->mtu);
+		char flags[64];
+		cli_link_flags_text(r, i, flags, sizeof(flags));
+		rt_buf_printf(c->out, "%u: %s: <%s> mtu %u state %s\n", i, p->name, flags, p->mtu,
+			      rt_link_oper_up(r, i) ? "UP" : "DOWN");
 	}
 	for (unsigned int k = 0; k < r->nb_addrs; k++) {
 		const struct rt_addr *a = &r->addr[k];

@@ -96,6 +96,14 @@ int cli_nh_lookup_id(const struct router *r, uint32_t id, uint32_t *index);
  * none is, or on error (*rc then negative). */
 bool cli_opt_port(struct cli *c, uint16_t *port, int *rc);
 
+/* A port's flags as ip link shows them (NO-CARRIER, BROADCAST,
+ * MULTICAST, UP, LOWER_UP): @return how many, in flags; and as text,
+ * comma-separated. */
+unsigned int cli_link_flags(const struct router *r, uint16_t port, const char *flags[4]);
+void cli_link_flags_text(const struct router *r, uint16_t port, char *buf, size_t len);
+/* A port's change, for monitors (the control plane's link_changed hook). */
+void cli_link_event(struct router *r, uint16_t port);
+
 /* Whether any monitor watches a kind of change (enum cli_event_kind). */
 bool cli_monitoring(unsigned int kind);
 

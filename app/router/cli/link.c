@@ -92,7 +92,78 @@ ra_options(struct cli *c, uint16_t port)
 		rt_buf_printf(c->out, " ra-lifetime %u", ra->lifetime_s);
 }
 
-/* One port, as link show lists it. */
+unsigned int
+cli_link_flags(const struct router *r, uint16_t port, const char *flags[4])
+{
+	bool up = rt_dp_port_up(&r->dp, port), carrier = rt_dp_port_carrier(&r->dp, port);
+	unsigned int n = 0;
+	if (up && !carrier)
+		flags[n++] = "NO-CARRIER";
+	flags[n++] = "BROADCAST";
+	flags[n++] = "MULTICAST";
+	if (up)
+		flags[n++] = "UP";
+	if (up && carrier)
+		flags[n++] = "LOWER_UP";
+	return n;
+}
+
+void
+cli_link_flags_text(const struct router *r, uint16_t port, char *buf, size_t len)
+{
+	const char *f[4];
+	unsigned int n = cli_link_flags(r, port, f);
+	size_t at = 0;
+	buf[0] = 0;
+	for (unsigned int k = 0; k < n && at < len; k++)
+		at += (size_t)snprintf(buf + at, len - at, "%s%s", k ? "," : "", f[k]);
+}
+
+/* speed and duplex, as ethtool says them; unknown when the driver
+ * does not say. */
+static void
+speed_text(const struct rt_link *l, char *buf, size_t len)
+{
+	if (l->speed == 0)
+		snprintf(buf, len, "unknown");
+	else if (l->speed % 1000 == 0)
+		snprintf(buf, len, "%uGb/s", l->speed / 1000);
+	else
+		snprintf(buf, len, "%uMb/s", l->speed);
+}
+
+static void
+show_link_json(struct cli *c, uint16_t i, const char *mac)
+{
+	const struct router *r = c->r;
+	const struct rt_port *p = &r->dp.port[i];
+	const struct rt_link *l = &r->link[i];
+	const struct rt_ra *ra = &r->ra[i];
+	const char *flags[4];
+	unsigned int nf = cli_link_flags(r, i, flags);
+	json_obj(&c->j, NULL);
+	json_u64(&c->j, "ifindex", i);
+	json_str(&c->j, "ifname", p->name);
+	json_arr(&c->j, "flags");
+	for (unsigned int k = 0; k < nf; k++)
+		json_str(&c->j, NULL, flags[k]);
+	json_end(&c->j);
+	json_u64(&c->j, "mtu", p->mtu);
+	json_str(&c->j, "operstate", rt_link_oper_up(r, i) ? "UP" : "DOWN");
+	json_str(&c->j, "address", mac);
+	json_u64(&c->j, "speed", l->speed);
+	json_str(&c->j, "duplex", l->speed == 0 ? "unknown" : l->full_duplex ? "full" : "half");
+	json_u64(&c->j, "carrier_changes", l->changes);
+	json_str(&c->j, "driver", p->driver);
+	json_bool(&c->j, "ra", ra->on);
+	json_bool(&c->j, "ra_managed", ra->managed);
+	json_bool(&c->j, "ra_other", ra->other);
+	json_u64(&c->j, "ra_lifetime", rt_ra_lifetime(r, i));
+	rdnss_list(c, i, true);
+}
+
+/* One port, as link show lists it: ip link's flags and state, then the
+ * link's speed and duplex, the driver, the router advertisements. */
 static void
 show_link(struct cli *c, uint16_t i)
 {
@@ -101,26 +172,18 @@ show_link(struct cli *c, uint16_t i)
 	const struct rt_ra *ra = &r->ra[i];
 	char mac[RTE_ETHER_ADDR_FMT_SIZE];
 	rte_ether_format_addr(mac, sizeof(mac), &p->mac);
-	const char *state = rt_dp_port_up(&r->dp, i) ? "UP" : "DOWN";
 	if (c->json) {
-		json_obj(&c->j, NULL);
-		json_u64(&c->j, "ifindex", i);
-		json_str(&c->j, "ifname", p->name);
-		json_arr(&c->j, "flags");
-		json_str(&c->j, NULL, state);
-		json_end(&c->j);
-		json_u64(&c->j, "mtu", p->mtu);
-		json_str(&c->j, "operstate", state);
-		json_str(&c->j, "address", mac);
-		json_str(&c->j, "driver", p->driver);
-		json_bool(&c->j, "ra", ra->on);
-		json_bool(&c->j, "ra_managed", ra->managed);
-		json_bool(&c->j, "ra_other", ra->other);
-		json_u64(&c->j, "ra_lifetime", rt_ra_lifetime(r, i));
-		rdnss_list(c, i, true);
+		show_link_json(c, i, mac);
 	} else {
-		rt_buf_printf(c->out, "%u: %s: <%s> mtu %u state %s driver %s%s", i, p->name, state,
-			      p->mtu, state, p->driver, ra->on ? " ra on" : "");
+		char flags[64], speed[16];
+		cli_link_flags_text(r, i, flags, sizeof(flags));
+		speed_text(&r->link[i], speed, sizeof(speed));
+		rt_buf_printf(c->out, "%u: %s: <%s> mtu %u state %s speed %s%s driver %s%s", i,
+			      p->name, flags, p->mtu, rt_link_oper_up(r, i) ? "UP" : "DOWN", speed,
+			      r->link[i].speed == 0    ? ""
+			      : r->link[i].full_duplex ? " duplex full"
+						       : " duplex half",
+			      p->driver, ra->on ? " ra on" : "");
 		ra_options(c, i);
 		if (ra->nb_rdnss) {
 			rt_buf_printf(c->out, " rdnss ");
@@ -138,6 +201,12 @@ static void
 link_event(struct cli *c, const void *port)
 {
 	show_link(c, *(const uint16_t *)port);
+}
+
+void
+cli_link_event(struct router *r, uint16_t port)
+{
+	cli_event(r, CLI_EV_LINK, false, link_event, &port);
 }
 
 /* rdnss ADDR[,ADDR[,ADDR]] | none: the DNS servers router advertisements

@@ -260,6 +260,7 @@ cli_server_start(struct router *r)
 		return rc;
 	}
 	r->hooks.neigh_changed = cli_neigh_event;
+	r->hooks.link_changed = cli_link_event;
 	return 0;
 }
 
@@ -276,4 +277,5 @@ cli_server_stop(struct router *r)
 		listener.fd = -1;
 	}
 	r->hooks.neigh_changed = NULL;
+	r->hooks.link_changed = NULL;
 }

@@ -88,7 +88,7 @@ worker_lines(struct cli *c)
 		char name[24];
 		snprintf(name, sizeof(name), "worker%u", w);
 		stat_line2(c, "worker", name, "rx", ws->rx);
-		stat_line2(c, "worker", name, "forwarded", ws->fwd);
+		stat_line2(c, "worker", name, "forwarded", rt_dp_worker_forwarded(dp, w));
 		stat_line2(c, "worker", name, "rounds", ws->rounds);
 		stat_line2(c, "worker", name, "busy_rounds", ws->busy_rounds);
 		stat_line2(c, "worker", name, "busy_cycles", ws->busy_cycles);

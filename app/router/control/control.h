@@ -51,7 +51,8 @@ struct rt_addr {
  * (telemetry: the name, prefixed "neigh_" for the neighbour table's). A
  * gauge (how many now) is not subject to `stats reset`. The control
  * core's own are r->ctr[RT_CTR_...]; the others are read from their
- * library by rt_ctl_counters.
+ * library, or the worker that sends the control core's packets, by
+ * rt_ctl_counters.
  */
 #define RT_CTL_COUNTERS(X)                                                                         \
 	X(ICMP_SENT, "control", "icmp_sent", false)                                                \
@@ -68,6 +69,8 @@ struct rt_addr {
 	X(REASM_FAILS, "control", "reasm_fails", false)                                            \
 	X(REASM_TIMEOUTS, "control", "reasm_timeouts", false)                                      \
 	X(TX_RING_FULL, "control", "tx_ring_full", false)                                          \
+	X(TX_SENT, "control", "tx_sent", false)                                                    \
+	X(TX_DROPPED, "control", "tx_dropped", false)                                              \
 	X(NEIGH_ENTRIES, "neigh", "entries", true)                                                 \
 	X(NEIGH_INCOMPLETE, "neigh", "incomplete", true)                                           \
 	X(NEIGH_QUEUE_DROPS, "neigh", "queue_drops", false)                                        \
@@ -107,6 +110,16 @@ struct rt_ra {
 	} gone[8];
 };
 
+/* A port's link as its driver reports it (link.c). */
+struct rt_link {
+	bool carrier; /* the driver says the link is up */
+	bool lsc;     /* the driver reports changes by interrupt */
+	bool full_duplex;
+	uint32_t speed;   /* Mb/s; 0 unknown */
+	uint64_t changes; /* carrier changes since start */
+	uint64_t next_ms; /* when to read it again */
+};
+
 struct router;
 
 /* What the control core tells whoever registered (the CLI's monitors).
@@ -115,6 +128,9 @@ struct rt_control_hooks {
 	/* A neighbour entry changed or went: the operator's changes and the
 	 * table's own (a MAC becoming usable or not). */
 	void (*neigh_changed)(struct router *r, const struct neigh_key *k);
+	/* A port's state changed: its carrier (the operator's changes are
+	 * the CLI's own). */
+	void (*link_changed)(struct router *r, uint16_t port);
 };
 
 struct rt_reasm;
@@ -138,6 +154,7 @@ struct router {
 	uint32_t *nh_used_seen;            /* the last sum of the workers' stamps, per nexthop */
 	uint64_t ctr[RT_CTR_COUNT];
 	struct rt_ra ra[RT_MAX_PORTS];
+	struct rt_link link[RT_MAX_PORTS];
 	/* Fragments addressed to the router (reasm.h), and the
 	 * identification of its own IPv4 packets and IPv6 fragments. */
 	struct rt_reasm *reasm;
@@ -223,8 +240,19 @@ const struct rt_addr *rt_addr_pick(const struct router *r, uint16_t port, uint8_
  */
 /* A port administratively up or down: its routes leave the lookups (or
  * come back), as Linux withdraws a device's routes when it goes down;
- * they stay configured, shown as linkdown. */
+ * they stay configured, shown as linkdown. Losing carrier does the same,
+ * and flushes the port's learnt neighbours, as Linux does. */
 void rt_link_set_up(struct router *r, uint16_t port, bool up);
+/* Whether a port is operationally up: administratively up, with carrier. */
+static inline bool
+rt_link_oper_up(const struct router *r, uint16_t port)
+{
+	return rt_dp_port_up(&r->dp, port) && rt_dp_port_carrier(&r->dp, port);
+}
+/* Read every port's link from its driver now and start following it:
+ * interrupts where the driver has them, polling every link_poll_ms.
+ * After the ports are started. @return 0 or -errno. */
+int rt_link_start(struct router *r);
 /* A port's MTU (576..9600), enforced by the router through its
  * nexthops. @return 0 or -errno. */
 int rt_link_set_mtu(struct router *r, uint16_t port, uint16_t mtu);

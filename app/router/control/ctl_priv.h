@@ -124,6 +124,10 @@ void rt_ra_prefix_gone(struct router *r, uint16_t port, const struct fib_prefix 
  * them, so hosts stop using the router now, not in 30 minutes. */
 void rt_ra_shutdown(struct router *r);
 
+/* link.c: each round, the carriers the driver's interrupt marked and
+ * those due to be polled. */
+void rt_link_timer(struct router *r, uint64_t now_ms);
+
 /* telemetry.c: /router/stats and /router/workers for dpdk-telemetry.py. */
 void rt_telemetry_init(struct router *r);
 

@@ -1,16 +1,32 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Ports as links: administratively up or down, and their MTU. What a
- * change means for routing: the nexthops' headers (lib/nexthop), the
- * routes through the port (lib/fib's fib_sync_down) and the router
- * advertisements. Control core only.
+ * Ports as links: administratively up or down (the operator's), with or
+ * without carrier (the driver's), and their MTU. What a change means for
+ * routing: the nexthops' headers (lib/nexthop), the routes through the
+ * port (lib/fib's fib_sync_down), the workers' masks, the neighbours.
+ * Control core only, but for lsc_event, which runs in EAL's interrupt
+ * thread and only marks a port for the control core to read.
+ *
+ * Carrier is read with rte_eth_link_get_nowait: when the driver raises a
+ * link-state-change interrupt (ixgbe does), at once; otherwise every
+ * link_poll_ms (memif, af_packet, ring and null report no interrupt).
  */
 #include <errno.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include <rte_ethdev.h>
+#include <rte_rcu_qsbr.h>
 
 #include "ctl_priv.h"
+
+/* Drivers that interrupt are read this often anyway, in case one is lost. */
+#define LSC_SAFETY_MS 1000u
+
+static uint32_t lsc_pending; /* bit N: the interrupt thread saw portN change */
+static struct rt_watch lsc_watch = {.fd = -1};
 
 void
 rt_fib_sync_down(struct router *r, const char *what)
@@ -23,24 +39,140 @@ rt_fib_sync_down(struct router *r, const char *what)
 		       what, strerror(-rc));
 }
 
+/*
+ * Bring the workers' masks, the nexthops' headers and the FIB to a port's
+ * administrative state and carrier. Going down, the masks change before
+ * the headers are withdrawn, so that a worker's slow path says why (and
+ * stops touching the port); coming up, after the headers are valid
+ * again. Once a port is down, a grace period passes before this returns:
+ * no worker is then inside its queues or holds one of its old headers.
+ */
+static void
+settle(struct router *r, uint16_t port, bool admin_up, bool carrier)
+{
+	struct rt_dp *dp = &r->dp;
+	bool was_admin = rt_dp_port_up(dp, port), was_carrier = rt_dp_port_carrier(dp, port);
+	bool was_oper = was_admin && was_carrier, oper = admin_up && carrier;
+	if (!admin_up && was_admin)
+		rt_dp_port_set_down(dp, port, true);
+	if (!carrier && was_carrier)
+		rt_dp_port_set_carrier(dp, port, false);
+	if (oper != was_oper)
+		(void)nh_port_down(r->nh, port, !oper);
+	if (admin_up && !was_admin)
+		rt_dp_port_set_down(dp, port, false);
+	if (carrier && !was_carrier)
+		rt_dp_port_set_carrier(dp, port, true);
+	if (oper == was_oper)
+		return;
+	if (!oper)
+		rte_rcu_qsbr_synchronize(dp->qsbr, RTE_QSBR_THRID_INVALID);
+	rt_fib_sync_down(r, dp->port[port].name);
+}
+
 void
 rt_link_set_up(struct router *r, uint16_t port, bool up)
 {
 	if (up == rt_dp_port_up(&r->dp, port))
 		return;
 	RT_LOG(NOTICE, control, "%s: %s", r->dp.port[port].name, up ? "up" : "down");
-	/* The workers' mask changes before the headers when going down,
-	 * after them when coming up (rt_dp_port_set_down). */
-	if (up) {
+	if (up)
 		rte_eth_dev_set_link_up(port);
-		(void)nh_port_down(r->nh, port, false);
-		rt_dp_port_set_down(&r->dp, port, false);
-	} else {
+	else
 		rte_eth_dev_set_link_down(port);
-		rt_dp_port_set_down(&r->dp, port, true);
-		(void)nh_port_down(r->nh, port, true);
+	settle(r, port, up, rt_dp_port_carrier(&r->dp, port));
+}
+
+/* What the driver says of a port now. */
+static void
+link_read(struct router *r, uint16_t port)
+{
+	struct rt_link *l = &r->link[port];
+	struct rte_eth_link e;
+	if (rte_eth_link_get_nowait(port, &e) != 0)
+		return;
+	l->speed = e.link_speed == RTE_ETH_SPEED_NUM_UNKNOWN ? 0 : e.link_speed;
+	l->full_duplex = e.link_duplex == RTE_ETH_LINK_FULL_DUPLEX;
+	bool carrier = e.link_status == RTE_ETH_LINK_UP;
+	if (carrier == l->carrier)
+		return;
+	l->carrier = carrier;
+	l->changes++;
+	RT_LOG(NOTICE, control, "%s: %s", r->dp.port[port].name,
+	       carrier ? "carrier" : "no carrier");
+	settle(r, port, rt_dp_port_up(&r->dp, port), carrier);
+	/* As Linux on carrier loss: the learnt neighbours go, the
+	 * operator's (permanent) stay. */
+	if (!carrier)
+		neigh_flush(r->neigh, port);
+	if (r->hooks.link_changed != NULL)
+		r->hooks.link_changed(r, port);
+}
+
+/* Each round: the ports the interrupt thread marked, and those due. */
+void
+rt_link_timer(struct router *r, uint64_t now_ms)
+{
+	uint32_t pending = __atomic_exchange_n(&lsc_pending, 0, __ATOMIC_ACQUIRE);
+	for (uint16_t p = 0; p < r->dp.nb_ports; p++) {
+		struct rt_link *l = &r->link[p];
+		if (!(pending >> p & 1) && now_ms < l->next_ms)
+			continue;
+		uint32_t every = r->conf.link_poll_ms;
+		if (l->lsc && every < LSC_SAFETY_MS)
+			every = LSC_SAFETY_MS;
+		l->next_ms = now_ms + every;
+		link_read(r, p);
 	}
-	rt_fib_sync_down(r, r->dp.port[port].name);
+}
+
+/* EAL's interrupt thread: mark the port, wake the control core. */
+static int
+lsc_event(uint16_t port, enum rte_eth_event_type type, void *ctx, void *param)
+{
+	(void)type, (void)ctx, (void)param;
+	if (port < RT_MAX_PORTS)
+		__atomic_fetch_or(&lsc_pending, 1u << port, __ATOMIC_RELEASE);
+	uint64_t one = 1;
+	if (write(lsc_watch.fd, &one, sizeof(one)) < 0) {
+		/* the counter is full: the control core is already woken */
+	}
+	return 0;
+}
+
+/* The control core, woken: the loop's round runs rt_link_timer next. */
+static void
+lsc_ready(struct router *r, struct rt_watch *w, uint32_t events)
+{
+	(void)r, (void)events;
+	uint64_t n;
+	if (read(w->fd, &n, sizeof(n)) < 0) {
+		/* nothing to read: woken for nothing */
+	}
+}
+
+int
+rt_link_start(struct router *r)
+{
+	lsc_watch.fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	lsc_watch.ready = lsc_ready;
+	if (lsc_watch.fd < 0)
+		return -errno;
+	int rc = rt_loop_watch(&lsc_watch, EPOLLIN);
+	if (rc < 0)
+		return rc;
+	for (uint16_t p = 0; p < r->dp.nb_ports; p++) {
+		struct rte_eth_dev_info info;
+		struct rt_link *l = &r->link[p];
+		l->carrier = true; /* as the workers start: read just below */
+		if (rte_eth_dev_info_get(p, &info) == 0 && info.dev_flags != NULL &&
+		    (*info.dev_flags & RTE_ETH_DEV_INTR_LSC))
+			l->lsc = rte_eth_dev_callback_register(p, RTE_ETH_EVENT_INTR_LSC, lsc_event,
+							       NULL) == 0;
+		link_read(r, p);
+		l->changes = 0;
+	}
+	return 0;
 }
 
 int

@@ -128,11 +128,12 @@ drain_exceptions(struct router *r)
 	}
 }
 
-/* The timers: router advertisements each round; the nexthops' use and
+/* The timers: links and router advertisements each round; the nexthops' use and
  * reassembly once a second; the neighbour table when it says. */
 static void
 run_timers(struct router *r, uint64_t now, uint64_t *next_touch, uint64_t *next_neigh)
 {
+	rt_link_timer(r, now);
 	rt_ra_timer(r, now);
 	if (now >= *next_touch) {
 		rt_neigh_touch_used(r, now);

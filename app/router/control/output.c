@@ -103,7 +103,7 @@ rt_output(struct router *r, struct rte_mbuf *m, uint16_t in)
 {
 	struct neigh_key k;
 	*rt_meta(m) = (struct rt_meta){.own = 1};
-	if (next_hop(r, m, in, &k) != 0 || !rt_dp_port_up(&r->dp, k.port)) {
+	if (next_hop(r, m, in, &k) != 0 || !rt_link_oper_up(r, k.port)) {
 		r->ctr[RT_CTR_OUT_NO_ROUTE]++;
 		rte_pktmbuf_free(m);
 		return;

@@ -165,7 +165,7 @@ rt_ra_set(struct router *r, uint16_t port, bool on)
 	}
 	/* A last advertisement with lifetime 0, so hosts drop the router
 	 * now rather than when the last one expires (6.2.5). */
-	if (rt_dp_port_up(&r->dp, port))
+	if (rt_link_oper_up(r, port))
 		(void)send_ra(r, port, true);
 	ra->on = false;
 }
@@ -214,7 +214,7 @@ rt_ra_timer(struct router *r, uint64_t now)
 			continue;
 		}
 		ra->answer_ms = 0;
-		if (!rt_dp_port_up(&r->dp, p) || !send_ra(r, p, false)) {
+		if (!rt_link_oper_up(r, p) || !send_ra(r, p, false)) {
 			ra->next_ms = now + 1000; /* down, or no link-local address: later */
 			continue;
 		}

@@ -61,6 +61,7 @@ static_assert(RT_MAX_WORKERS <= NH_WORKERS_MAX, "a nexthop view per worker");
 	X(EXC_FULL, "exception_ring_full")                                                         \
 	X(TX_FULL, "tx_full")                                                                      \
 	X(PORT_DOWN, "port_down")                                                                  \
+	X(NO_CARRIER, "no_carrier")                                                                \
 	X(L2_GROUP, "link_layer_group")
 
 /* Why a worker handed a packet to the control core. */
@@ -103,6 +104,10 @@ struct rt_wstats {
 	uint64_t port_drop[RT_MAX_PORTS]; /* of the packets received on each port */
 	uint64_t punt[RT_PUNT_COUNT];
 	uint64_t drop[RT_DROP_COUNT];
+	/* The control core's packets this worker sent for it (worker 0):
+	 * handed to a queue's buffer, and of those refused (queue full, or
+	 * no carrier). rt_dp_stats_sum gives ctl_tx as those that left. */
+	uint64_t ctl_tx, ctl_tx_dropped;
 } __rte_cache_aligned;
 
 /* A worker: the fields above st are set before it starts and fixed;
@@ -114,6 +119,9 @@ struct rt_worker {
 	const struct nh_dp *nh; /* this worker's nexthop lines */
 	struct rte_eth_dev_tx_buffer *txb[RT_MAX_PORTS];
 	uint64_t tx_dropped[RT_MAX_PORTS]; /* written by the TX buffer callback */
+	/* Worker 0: the control core's packets, apart from forwarded ones
+	 * so that each is counted as what it is. */
+	struct rte_eth_dev_tx_buffer *ctl_txb[RT_MAX_PORTS];
 	/* Per nexthop index, the low 32 bits of st.rounds (the worker loop's
 	 * round, from 1) when this worker last sent a packet through it: the
 	 * control core reads them to learn which neighbours are in use (NUD
@@ -154,6 +162,10 @@ struct rt_dp {
 	 * withdraws while a port is down (nh_port_down); they read this word
 	 * only to tell why a header is invalid. */
 	uint32_t ports_down;
+	/* Bit N set while portN has no carrier (rt_dp_port_set_carrier): the
+	 * workers neither poll it nor send on it, and drop what was headed
+	 * for it as no_carrier. Read once a worker round. */
+	uint32_t ports_nocarrier;
 	struct rt_port port[RT_MAX_PORTS];
 	unsigned int nb_workers;
 	struct rt_worker worker[RT_MAX_WORKERS];
@@ -186,6 +198,26 @@ rt_dp_port_set_down(struct rt_dp *dp, uint16_t port, bool down)
 	__atomic_store_n(&dp->ports_down, mask | (uint32_t)down << port, __ATOMIC_RELEASE);
 }
 
+static inline bool
+rt_dp_port_carrier(const struct rt_dp *dp, uint16_t port)
+{
+	return (__atomic_load_n(&dp->ports_nocarrier, __ATOMIC_RELAXED) >> port & 1) == 0;
+}
+
+/*
+ * Control core: a port's carrier lost or back, for the workers. Going
+ * down, the caller sets this before withdrawing the port's headers, then
+ * waits for a grace period (rte_rcu_qsbr_synchronize): after it no worker
+ * is inside the port's queues. Coming back, this is cleared first, so the
+ * workers poll and flush the port again before its headers are valid.
+ */
+static inline void
+rt_dp_port_set_carrier(struct rt_dp *dp, uint16_t port, bool carrier)
+{
+	uint32_t mask = dp->ports_nocarrier & ~(1u << port);
+	__atomic_store_n(&dp->ports_nocarrier, mask | (uint32_t)!carrier << port, __ATOMIC_RELEASE);
+}
+
 /* Control core: a worker's counters, read while it writes them. */
 static inline const struct rt_wstats *
 rt_dp_worker_stats(const struct rt_dp *dp, unsigned int w)
@@ -193,9 +225,12 @@ rt_dp_worker_stats(const struct rt_dp *dp, unsigned int w)
 	return &dp->worker[w].st;
 }
 
-/* Control core: the sum of the workers' counters (TX buffer drops moved
- * from forwarded and tx to tx_full). */
+/* Control core: the sum of the workers' counters, as `stats` shows them:
+ * packets the device's queue refused moved from forwarded and tx to
+ * tx_full, so that forwarded counts what left. */
 void rt_dp_stats_sum(const struct rt_dp *dp, struct rt_wstats *sum);
+/* Control core: a worker's forwarded packets, counted as the sum is. */
+uint64_t rt_dp_worker_forwarded(const struct rt_dp *dp, unsigned int w);
 
 /* Per-packet metadata a worker leaves for the control core. */
 struct rt_meta {

@@ -287,7 +287,8 @@ dp_l2group_end(struct rt_worker *w, struct rte_mbuf *m, uint32_t nh)
 
 /*
  * Why a forwarding nexthop's header is invalid, once its type, TTL and
- * MTU have passed: its port is down (drop), or its neighbour (the
+ * MTU have passed: its port is down or without carrier (drop), or its
+ * neighbour (the
  * gateway, or for an on-link prefix the destination itself) is not
  * resolved yet (punt: the control core resolves it and sends the packet).
  */
@@ -297,6 +298,8 @@ dp_unsent(const struct rt_dp *dp, struct rt_worker *w, struct rte_mbuf *m, const
 {
 	if (!rt_dp_port_up(dp, d->port))
 		dp_drop(w, m, RT_DROP_PORT_DOWN);
+	else if (!rt_dp_port_carrier(dp, d->port))
+		dp_drop(w, m, RT_DROP_NO_CARRIER);
 	else
 		dp_punt(w, m, d->type == NH_T_CONNECTED ? RT_PUNT_CONNECTED : RT_PUNT_RESOLVE, nh);
 }

@@ -28,6 +28,16 @@ rt_meta_register(void)
 	return rt_meta_offset < 0 ? -rte_errno : 0;
 }
 
+uint64_t
+rt_dp_worker_forwarded(const struct rt_dp *dp, unsigned int w)
+{
+	const struct rt_worker *wk = &dp->worker[w];
+	uint64_t fwd = wk->st.fwd;
+	for (int p = 0; p < RT_MAX_PORTS; p++)
+		fwd -= wk->tx_dropped[p];
+	return fwd;
+}
+
 void
 rt_dp_stats_sum(const struct rt_dp *dp, struct rt_wstats *sum)
 {
@@ -51,5 +61,7 @@ rt_dp_stats_sum(const struct rt_dp *dp, struct rt_wstats *sum)
 			sum->punt[i] += s->punt[i];
 		for (int i = 0; i < RT_DROP_COUNT; i++)
 			sum->drop[i] += s->drop[i];
+		sum->ctl_tx += s->ctl_tx - s->ctl_tx_dropped;
+		sum->ctl_tx_dropped += s->ctl_tx_dropped;
 	}
 }

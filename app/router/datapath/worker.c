@@ -16,14 +16,63 @@
 #include "datapath.h"
 #include "log.h"
 
+/* What the control core sends (worker 0): into the ports' control
+ * buffers, apart from forwarded packets; none to a port without carrier. */
 static unsigned int
-ctl_tx(const struct rt_dp *dp, struct rt_worker *w)
+ctl_tx(const struct rt_dp *dp, struct rt_worker *w, uint32_t nocarrier)
 {
 	struct rte_mbuf *pkts[RT_BURST];
 	unsigned int n = rte_ring_sc_dequeue_burst(dp->ctl_tx, (void **)pkts, RT_BURST, NULL);
-	for (unsigned int i = 0; i < n; i++)
-		rte_eth_tx_buffer(pkts[i]->port, (uint16_t)w->id, w->txb[pkts[i]->port], pkts[i]);
+	w->st.ctl_tx += n;
+	for (unsigned int i = 0; i < n; i++) {
+		uint16_t port = pkts[i]->port;
+		if (unlikely(nocarrier >> port & 1)) {
+			rte_pktmbuf_free(pkts[i]);
+			w->st.ctl_tx_dropped++;
+			continue;
+		}
+		rte_eth_tx_buffer(port, (uint16_t)w->id, w->ctl_txb[port], pkts[i]);
+	}
 	return n;
+}
+
+/* A port lost its carrier with packets in this worker's buffers (queued
+ * before the worker saw its headers withdrawn): freed, not sent, and
+ * counted as what they are, no_carrier drops rather than forwarded. */
+static void
+discard_buffered(struct rt_worker *w, uint16_t port)
+{
+	struct rte_eth_dev_tx_buffer *b = w->txb[port];
+	for (unsigned int i = 0; i < b->length; i++)
+		rte_pktmbuf_free(b->pkts[i]);
+	w->st.fwd -= b->length;
+	w->st.port_tx[port] -= b->length;
+	w->st.drop[RT_DROP_NO_CARRIER] += b->length;
+	w->st.drop_total += b->length;
+	b->length = 0;
+	b = w->ctl_txb[port];
+	if (b == NULL)
+		return;
+	for (unsigned int i = 0; i < b->length; i++)
+		rte_pktmbuf_free(b->pkts[i]);
+	w->st.ctl_tx_dropped += b->length;
+	b->length = 0;
+}
+
+/* The end of a round: every buffer out, but to ports without carrier. */
+static void
+flush(const struct rt_dp *dp, struct rt_worker *w, uint16_t q)
+{
+	uint32_t nocarrier = __atomic_load_n(&dp->ports_nocarrier, __ATOMIC_ACQUIRE);
+	for (uint16_t port = 0; port < dp->nb_ports; port++) {
+		if (unlikely(nocarrier >> port & 1)) {
+			discard_buffered(w, port);
+			continue;
+		}
+		rte_eth_tx_buffer_flush(port, q, w->txb[port]);
+		if (w->ctl_txb[port] != NULL)
+			rte_eth_tx_buffer_flush(port, q, w->ctl_txb[port]);
+	}
 }
 
 int
@@ -47,17 +96,22 @@ rt_worker_main(void *arg)
 	while (!dp->quit) {
 		unsigned int got = 0;
 		w->st.rounds++; /* also the stamp dp_send leaves in nh_used */
+		/* Acquire: the control core's changes made before it marked a
+		 * port are seen with the mark. A port without carrier is not
+		 * polled: its driver may be tearing its rings down. */
+		uint32_t nocarrier = __atomic_load_n(&dp->ports_nocarrier, __ATOMIC_ACQUIRE);
 		for (uint16_t port = 0; port < dp->nb_ports; port++) {
+			if (unlikely(nocarrier >> port & 1))
+				continue;
 			uint16_t n = rte_eth_rx_burst(port, q, pkts, RT_BURST);
 			if (n == 0)
 				continue;
 			got += n;
 			dp_burst(dp, w, port, pkts, n);
 		}
-		if (w->id == 0) /* what the control core sends */
-			got += ctl_tx(dp, w);
-		for (uint16_t port = 0; port < dp->nb_ports; port++)
-			rte_eth_tx_buffer_flush(port, q, w->txb[port]);
+		if (w->id == 0)
+			got += ctl_tx(dp, w, nocarrier);
+		flush(dp, w, q);
 		/* No pointer into shared structures is held past here. */
 		rte_rcu_qsbr_quiescent(dp->qsbr, w->id);
 		/* One TSC read a round, not two (each is dozens of cycles): a
