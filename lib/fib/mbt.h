@@ -69,7 +69,7 @@ struct defer;
  * (128 KiB for IPv4, 256 KiB for IPv6) and one more level of groups,
  * 16-8-8 for IPv4, instead of 32 or 64 MiB, so that tables holding a few
  * routes (VRFs) cost little; once it uses more than small_groups groups
- * it takes the 2^24-entry first level (promote() in mbt.c). Readers tell
+ * it takes the 2^24-entry first level (mbt_promote() in mbt_form.c). Readers tell
  * the two apart by bit 0 of tbl24 (both are at least 64-byte aligned).
  */
 #define MBT_SMALL_BITS 16

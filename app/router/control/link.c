@@ -54,15 +54,15 @@ settle(struct router *r, uint16_t port, bool admin_up, bool carrier)
 	bool was_admin = rt_dp_port_up(dp, port), was_carrier = rt_dp_port_carrier(dp, port);
 	bool was_oper = was_admin && was_carrier, oper = admin_up && carrier;
 	if (!admin_up && was_admin)
-		rt_dp_port_set_down(dp, port, true);
+		rt_dp_port_bit_set(&dp->ports_down, port, true);
 	if (!carrier && was_carrier)
-		rt_dp_port_set_carrier(dp, port, false);
+		rt_dp_port_bit_set(&dp->ports_nocarrier, port, true);
 	if (oper != was_oper)
 		(void)nh_port_down(r->nh, port, !oper);
 	if (admin_up && !was_admin)
-		rt_dp_port_set_down(dp, port, false);
+		rt_dp_port_bit_set(&dp->ports_down, port, false);
 	if (carrier && !was_carrier)
-		rt_dp_port_set_carrier(dp, port, true);
+		rt_dp_port_bit_set(&dp->ports_nocarrier, port, false);
 	if (oper == was_oper)
 		return;
 	if (!oper)

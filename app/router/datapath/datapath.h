@@ -106,7 +106,7 @@ struct rt_wstats {
 	uint64_t drop[RT_DROP_COUNT];
 	/* The control core's packets this worker sent for it (worker 0):
 	 * handed to a queue's buffer, and of those refused (queue full, or
-	 * no carrier). rt_dp_stats_sum gives ctl_tx as those that left. */
+	 * no carrier). */
 	uint64_t ctl_tx, ctl_tx_dropped;
 } __rte_cache_aligned;
 
@@ -157,12 +157,12 @@ struct rt_dp {
 	bool idle_backoff;            /* sleep when idle (off for benchmarks) */
 	uint32_t idle_sleep_us;
 	uint16_t nb_ports;
-	/* Bit N set while portN is administratively down (rt_dp_port_set_down).
+	/* Bit N set while portN is administratively down (rt_dp_port_bit_set).
 	 * The workers send only with valid headers, which lib/nexthop
 	 * withdraws while a port is down (nh_port_down); they read this word
 	 * only to tell why a header is invalid. */
 	uint32_t ports_down;
-	/* Bit N set while portN has no carrier (rt_dp_port_set_carrier): the
+	/* Bit N set while portN has no carrier (rt_dp_port_bit_set): the
 	 * workers neither poll it nor send on it, and drop what was headed
 	 * for it as no_carrier. Read once a worker round. */
 	uint32_t ports_nocarrier;
@@ -177,45 +177,39 @@ struct rt_dp {
 	volatile int quit; /* the workers stop (main sets it) */
 };
 
+/* A port's bit in one of the masks above. */
+static inline bool
+rt_dp_port_bit(const uint32_t *mask, uint16_t port)
+{
+	return (__atomic_load_n(mask, __ATOMIC_RELAXED) >> port & 1) != 0;
+}
+
 static inline bool
 rt_dp_port_up(const struct rt_dp *dp, uint16_t port)
 {
-	return (__atomic_load_n(&dp->ports_down, __ATOMIC_RELAXED) >> port & 1) == 0;
-}
-
-/*
- * Control core: mark a port down or up for the workers' slow path. They
- * send only with a valid header, which nh_port_down withdraws; the mask
- * is what they read to say why (port_down rather than a neighbour to
- * resolve). So the caller changes the mask before the headers when going
- * down, after them when coming up. Release: the header changes made
- * before it are visible to a worker that sees the new mask.
- */
-static inline void
-rt_dp_port_set_down(struct rt_dp *dp, uint16_t port, bool down)
-{
-	uint32_t mask = dp->ports_down & ~(1u << port);
-	__atomic_store_n(&dp->ports_down, mask | (uint32_t)down << port, __ATOMIC_RELEASE);
+	return !rt_dp_port_bit(&dp->ports_down, port);
 }
 
 static inline bool
 rt_dp_port_carrier(const struct rt_dp *dp, uint16_t port)
 {
-	return (__atomic_load_n(&dp->ports_nocarrier, __ATOMIC_RELAXED) >> port & 1) == 0;
+	return !rt_dp_port_bit(&dp->ports_nocarrier, port);
 }
 
 /*
- * Control core: a port's carrier lost or back, for the workers. Going
- * down, the caller sets this before withdrawing the port's headers, then
- * waits for a grace period (rte_rcu_qsbr_synchronize): after it no worker
- * is inside the port's queues. Coming back, this is cleared first, so the
- * workers poll and flush the port again before its headers are valid.
+ * Control core: set or clear a port's bit in one of the masks above
+ * (ports_down, ports_nocarrier). The workers send only with a valid
+ * header, which nh_port_down withdraws; the masks say why a header is
+ * invalid, and ports_nocarrier also keeps them off the port's queues. So
+ * the caller (control/link.c) sets a bit before withdrawing the headers,
+ * and clears it after they are valid again. Release: the changes made
+ * before it are visible to a worker that sees the new mask.
  */
 static inline void
-rt_dp_port_set_carrier(struct rt_dp *dp, uint16_t port, bool carrier)
+rt_dp_port_bit_set(uint32_t *mask, uint16_t port, bool on)
 {
-	uint32_t mask = dp->ports_nocarrier & ~(1u << port);
-	__atomic_store_n(&dp->ports_nocarrier, mask | (uint32_t)!carrier << port, __ATOMIC_RELEASE);
+	uint32_t m = *mask & ~(1u << port);
+	__atomic_store_n(mask, m | (uint32_t)on << port, __ATOMIC_RELEASE);
 }
 
 /* Control core: a worker's counters, read while it writes them. */

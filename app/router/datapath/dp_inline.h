@@ -4,8 +4,8 @@
  * run on a worker: no lock, no atomic read-modify-write, no allocation,
  * no system call, no log.
  */
-#ifndef ROUTER_DP_H
-#define ROUTER_DP_H
+#ifndef ROUTER_DP_INLINE_H
+#define ROUTER_DP_INLINE_H
 
 #include <assert.h>
 #include <stddef.h>

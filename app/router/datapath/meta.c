@@ -61,7 +61,5 @@ rt_dp_stats_sum(const struct rt_dp *dp, struct rt_wstats *sum)
 			sum->punt[i] += s->punt[i];
 		for (int i = 0; i < RT_DROP_COUNT; i++)
 			sum->drop[i] += s->drop[i];
-		sum->ctl_tx += s->ctl_tx - s->ctl_tx_dropped;
-		sum->ctl_tx_dropped += s->ctl_tx_dropped;
 	}
 }

@@ -36,34 +36,38 @@ ctl_tx(const struct rt_dp *dp, struct rt_worker *w, uint32_t nocarrier)
 	return n;
 }
 
+/* Free what a TX buffer holds, unsent. @return how many. */
+static unsigned int
+empty_buffer(struct rte_eth_dev_tx_buffer *b)
+{
+	unsigned int n = b == NULL ? 0 : b->length;
+	for (unsigned int i = 0; i < n; i++)
+		rte_pktmbuf_free(b->pkts[i]);
+	if (b != NULL)
+		b->length = 0;
+	return n;
+}
+
 /* A port lost its carrier with packets in this worker's buffers (queued
  * before the worker saw its headers withdrawn): freed, not sent, and
  * counted as what they are, no_carrier drops rather than forwarded. */
 static void
 discard_buffered(struct rt_worker *w, uint16_t port)
 {
-	struct rte_eth_dev_tx_buffer *b = w->txb[port];
-	for (unsigned int i = 0; i < b->length; i++)
-		rte_pktmbuf_free(b->pkts[i]);
-	w->st.fwd -= b->length;
-	w->st.port_tx[port] -= b->length;
-	w->st.drop[RT_DROP_NO_CARRIER] += b->length;
-	w->st.drop_total += b->length;
-	b->length = 0;
-	b = w->ctl_txb[port];
-	if (b == NULL)
-		return;
-	for (unsigned int i = 0; i < b->length; i++)
-		rte_pktmbuf_free(b->pkts[i]);
-	w->st.ctl_tx_dropped += b->length;
-	b->length = 0;
+	unsigned int n = empty_buffer(w->txb[port]);
+	w->st.fwd -= n;
+	w->st.port_tx[port] -= n;
+	w->st.drop[RT_DROP_NO_CARRIER] += n;
+	w->st.drop_total += n;
+	w->st.ctl_tx_dropped += empty_buffer(w->ctl_txb[port]);
 }
 
-/* The end of a round: every buffer out, but to ports without carrier. */
+/* The end of a round: every buffer out, but to ports without carrier
+ * (the round's reading of the mask: one marked since is left alone until
+ * the next round, and the control core waits for that round to end). */
 static void
-flush(const struct rt_dp *dp, struct rt_worker *w, uint16_t q)
+flush(const struct rt_dp *dp, struct rt_worker *w, uint16_t q, uint32_t nocarrier)
 {
-	uint32_t nocarrier = __atomic_load_n(&dp->ports_nocarrier, __ATOMIC_ACQUIRE);
 	for (uint16_t port = 0; port < dp->nb_ports; port++) {
 		if (unlikely(nocarrier >> port & 1)) {
 			discard_buffered(w, port);
@@ -111,7 +115,7 @@ rt_worker_main(void *arg)
 		}
 		if (w->id == 0)
 			got += ctl_tx(dp, w, nocarrier);
-		flush(dp, w, q);
+		flush(dp, w, q, nocarrier);
 		/* No pointer into shared structures is held past here. */
 		rte_rcu_qsbr_quiescent(dp->qsbr, w->id);
 		/* One TSC read a round, not two (each is dozens of cycles): a
