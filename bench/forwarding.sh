@@ -4,7 +4,8 @@
 #   2. ring loop beside l3fwd: bench/fwd_bench.sh (also Mpps by table size);
 #      end to end over memif beside testpmd io: bench/memif_bench.sh;
 #   3. the Linux kernel: bench/kernel_bench.sh;
-#   4. churn under load: bench/churn_bench.sh.
+#   4. churn under load: bench/churn_bench.sh;
+#   5. a neighbour flood: bench/flood_bench.sh.
 # Then the summary, one "name value" a line, kept with every part's output
 # in bench/out/forwarding-TIME/, CSV rows in bench/out/*.csv, and the
 # plots (gnuplot) in that directory.
@@ -30,6 +31,8 @@ part "the Linux kernel"
 bench/kernel_bench.sh "$build" | tee "$out/kernel.txt"
 part "churn under load"
 bench/churn_bench.sh "$build" | tee "$out/churn.txt"
+part "neighbour flood"
+bench/flood_bench.sh "$build" | tee "$out/flood.txt"
 
 val() { awk -v k="$2" '$1 == k { print $2 }' "$out/$1.txt" | tail -1; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
@@ -49,6 +52,10 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 	echo "load4_vs_kernel $(val kernel load4_vs_kernel)"
 	echo "churn_lost $(val churn churn_lost)"
 	echo "churn_throughput_ratio $(val churn churn_throughput_ratio)"
+	for k in neigh_flood_cycles_per_pkt_1k neigh_flood_cycles_per_pkt_16k \
+		neigh_flood_cycles_per_pkt_256k flood_legit_rate_ratio; do
+		echo "$k $(val flood $k)"
+	done
 } | tee "$out/summary.txt"
 
 # CSV of this run's figures, then the plots.

@@ -176,9 +176,11 @@ run(const struct dests *d, bool copied)
 		cycles += rte_rdtsc() - t0;
 		for (uint16_t p = 0; p < r.dp.nb_ports; p++)
 			rte_eth_tx_buffer_flush(p, 0, w->txb[p]);
-		struct rte_mbuf *x[64];
-		unsigned int n = rte_ring_sc_dequeue_burst(w->exc, (void **)x, 64, NULL);
-		rte_pktmbuf_free_bulk(x, n);
+		for (unsigned int c = 0; c < RT_EXC_CLASSES; c++) {
+			struct rte_mbuf *x[64];
+			unsigned int n = rte_ring_sc_dequeue_burst(w->exc[c], (void **)x, 64, NULL);
+			rte_pktmbuf_free_bulk(x, n);
+		}
 	}
 	uint32_t done = d->n - d->n % RT_BURST;
 	if (w->st.fwd - fwd0 != done) {

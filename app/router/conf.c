@@ -28,6 +28,10 @@ conf_defaults(struct rt_settings *s)
 	s->rx_desc = 1024;
 	s->tx_desc = 1024;
 	s->neigh_max = 1024;
+	s->neigh_port_incomplete = 256;
+	s->neigh_source_incomplete = 32;
+	s->neigh_port_requests = 1000;
+	s->neigh_source_requests = 100;
 	s->hash_policy = NH_HASH_L4;
 	s->link_poll_ms = 10;
 }
@@ -94,6 +98,18 @@ apply(struct rt_settings *s, const char *key, const char *val)
 	} else if (strcmp(key, "neigh-gc-stale-ms") == 0) {
 		if (set_u32(val, 100, 3600000, &s->neigh_gc_stale_ms) < 0)
 			return "expected 100..3600000";
+	} else if (strcmp(key, "neigh-incomplete-per-port") == 0) {
+		if (set_u32(val, 1, 1u << 20, &s->neigh_port_incomplete) < 0)
+			return "expected 1..1048576";
+	} else if (strcmp(key, "neigh-incomplete-per-source") == 0) {
+		if (set_u32(val, 1, 1u << 20, &s->neigh_source_incomplete) < 0)
+			return "expected 1..1048576";
+	} else if (strcmp(key, "neigh-requests-per-s") == 0) {
+		if (set_u32(val, 1, 1000000, &s->neigh_port_requests) < 0)
+			return "expected 1..1000000";
+	} else if (strcmp(key, "neigh-source-requests-per-s") == 0) {
+		if (set_u32(val, 1, 1000000, &s->neigh_source_requests) < 0)
+			return "expected 1..1000000";
 	} else if (strcmp(key, "link-poll-ms") == 0) {
 		if (set_u32(val, 1, 60000, &s->link_poll_ms) < 0)
 			return "expected 1..60000";
@@ -213,6 +229,15 @@ conf_options(struct rt_settings *s, int argc, char **argv)
 	if (optind < argc) {
 		fprintf(stderr, "%s: unexpected argument '%s'\n", argv[0], argv[optind]);
 		usage(argv[0]);
+		return -EINVAL;
+	}
+	/* A source's share is part of its port's. */
+	if (s->neigh_source_incomplete > s->neigh_port_incomplete ||
+	    s->neigh_source_requests > s->neigh_port_requests) {
+		fprintf(stderr,
+			"%s: neigh-incomplete-per-source and neigh-source-requests-per-s "
+			"must not exceed their port's\n",
+			argv[0]);
 		return -EINVAL;
 	}
 	return 0;

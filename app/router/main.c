@@ -158,12 +158,9 @@ setup_worker_io(struct router *r)
 {
 	for (unsigned int i = 0; i < r->dp.nb_workers; i++) {
 		struct rt_worker *w = &r->dp.worker[i];
-		char name[32];
-		snprintf(name, sizeof(name), "exc%u", i);
-		w->exc = rte_ring_create(name, 1024, (int)rte_socket_id(),
-					 RING_F_SP_ENQ | RING_F_SC_DEQ);
-		if (w->exc == NULL)
-			return -rte_errno;
+		int rc = rt_worker_exc_create(w, 1024);
+		if (rc < 0)
+			return rc;
 		w->nh = nh_worker_view(r->nh, i);
 		w->nh_used = rte_zmalloc_socket("nh_used", sizeof(uint32_t) * (NH_INDEX_MAX + 1),
 						RTE_CACHE_LINE_SIZE,

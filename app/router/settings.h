@@ -23,8 +23,12 @@ struct rt_settings {
 	uint32_t neigh_max;          /* 1024 */
 	uint32_t neigh_reachable_ms; /* 0: the library default (30 s) */
 	uint32_t neigh_gc_stale_ms;  /* 0: the library default (60 s) */
-	uint8_t hash_policy;         /* enum nh_hash_policy */
-	uint32_t link_poll_ms;       /* carrier polled this often, 10 */
+	/* The resolution budget (docs/neigh.md): entries resolving and
+	 * multicast requests a second, per port and per source on it. */
+	uint32_t neigh_port_incomplete, neigh_source_incomplete; /* 256, 32 */
+	uint32_t neigh_port_requests, neigh_source_requests;     /* 1000, 100 */
+	uint8_t hash_policy;                                     /* enum nh_hash_policy */
+	uint32_t link_poll_ms;                                   /* carrier polled this often, 10 */
 };
 
 #endif

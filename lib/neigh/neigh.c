@@ -2,10 +2,11 @@
 /*
  * The neighbour table: a fixed array of entries (allocated once, so
  * memory is bounded whatever arrives) indexed by a chained hash of the
- * key. Control core only.
+ * key, and the NUD state machine. Control core only.
  *
- * Sizes: with the default 1024 entries of about 200 bytes (16 queue slots
- * each) the table holds about 200 KiB; the hash has 2 heads per entry.
+ * Sizes: with the default 1024 entries of about 230 bytes (16 queue slots
+ * each) the entries hold about 230 KiB; the hash has 2 heads per entry;
+ * the timer wheel 256 KiB (wheel.c).
  *
  * States and timers follow Linux's NUD machine (net/core/neighbour.c) and
  * RFC 4861 section 7.3:
@@ -19,40 +20,17 @@
  *   FAILED      unusable; a new packet restarts resolution.
  *   PERMANENT   set by the operator; no timer, never collected.
  * STALE entries unused and FAILED entries older than gc_stale_ms are
- * collected; when the table is full the oldest of them is evicted for a
- * new neighbour. REACHABLE, DELAY, PROBE, PERMANENT and INCOMPLETE
- * entries are never evicted: a flood of new addresses can only fail.
+ * collected; when the table is full the oldest FAILED entry, else the
+ * oldest STALE one, is evicted for a new neighbour (lists in state order,
+ * not a search). REACHABLE, DELAY, PROBE, PERMANENT and INCOMPLETE
+ * entries are never evicted; INCOMPLETE ones are bounded and replaced by
+ * the budget (budget.c).
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "neigh.h"
-
-struct entry {
-	struct neigh_key key;
-	uint8_t state;
-	uint8_t mac[6];
-	uint8_t probes;
-	uint8_t qhead, qcount; /* ring in queue[] */
-	uint32_t next;         /* hash chain, or free list */
-	uint64_t deadline;     /* next timer, 0: none */
-	uint64_t used;         /* last use by traffic */
-	uint64_t updated;      /* last state change */
-	void *queue[NEIGH_QUEUE_MAX];
-};
-
-struct neigh_table {
-	struct neigh_conf conf;
-	struct neigh_ops ops;
-	void *ctx;
-	struct entry *e; /* [1..max_entries]; 0 means none */
-	uint32_t *head;  /* hash heads */
-	uint32_t mask;
-	uint32_t free_head;
-	uint64_t rng;
-	struct neigh_stats st;
-};
+#include "neigh_priv.h"
 
 struct neigh_key
 neigh_key(uint16_t port, uint8_t family, const void *addr)
@@ -65,8 +43,8 @@ neigh_key(uint16_t port, uint8_t family, const void *addr)
 	return k;
 }
 
-static uint32_t
-key_hash(const struct neigh_table *t, const struct neigh_key *k)
+uint32_t
+neigh_hash(const struct neigh_key *k, uint32_t mask)
 {
 	uint64_t a, b, c;
 	memcpy(&a, k->addr, 8);
@@ -74,7 +52,7 @@ key_hash(const struct neigh_table *t, const struct neigh_key *k)
 	c = (uint64_t)k->port << 8 | k->family;
 	uint64_t h = (a ^ c * 0x9e3779b97f4a7c15ull) * 0xbf58476d1ce4e5b9ull;
 	h = (h ^ (h >> 29) ^ b) * 0x94d049bb133111ebull;
-	return (uint32_t)(h >> 32) & t->mask;
+	return (uint32_t)(h >> 32) & mask;
 }
 
 static bool
@@ -90,7 +68,10 @@ neigh_create(const struct neigh_conf *conf, const struct neigh_ops *ops, void *c
 {
 	struct neigh_conf c = conf ? *conf : (struct neigh_conf){0};
 	c.max_entries = DEFAULT(c.max_entries, 1024);
-	c.max_incomplete = DEFAULT(c.max_incomplete, 256);
+	c.port_incomplete = DEFAULT(c.port_incomplete, 256);
+	c.source_incomplete = DEFAULT(c.source_incomplete, 32);
+	c.port_requests = DEFAULT(c.port_requests, 1000);
+	c.source_requests = DEFAULT(c.source_requests, 100);
 	c.base_reachable_ms = DEFAULT(c.base_reachable_ms, 30000);
 	c.retrans_ms = DEFAULT(c.retrans_ms, 1000);
 	c.delay_probe_ms = DEFAULT(c.delay_probe_ms, 5000);
@@ -100,7 +81,9 @@ neigh_create(const struct neigh_conf *conf, const struct neigh_ops *ops, void *c
 	c.queue_len = DEFAULT(c.queue_len, 3);
 	c.seed = DEFAULT(c.seed, 0x2545f4914f6cdd1dull);
 	if (ops == NULL || c.queue_len > NEIGH_QUEUE_MAX || c.max_entries > (1u << 24) ||
-	    c.ucast_probes > 255 || c.mcast_probes > 255) {
+	    c.ucast_probes > 255 || c.mcast_probes > 255 || c.port_incomplete > (1u << 24) ||
+	    c.source_incomplete > c.port_incomplete || c.port_requests > (1u << 24) ||
+	    c.source_requests > c.port_requests) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -109,15 +92,16 @@ neigh_create(const struct neigh_conf *conf, const struct neigh_ops *ops, void *c
 	while (heads < 2 * c.max_entries)
 		heads <<= 1;
 	if (t != NULL) {
+		t->conf = c;
 		t->e = calloc(c.max_entries + 1, sizeof(*t->e));
 		t->head = calloc(heads, sizeof(*t->head));
 	}
-	if (t == NULL || t->e == NULL || t->head == NULL) {
+	if (t == NULL || t->e == NULL || t->head == NULL || budget_init(t) != 0 ||
+	    wheel_init(t) != 0) {
 		neigh_free(t);
 		errno = ENOMEM;
 		return NULL;
 	}
-	t->conf = c;
 	t->ops = *ops;
 	t->ctx = ctx;
 	t->mask = heads - 1;
@@ -152,39 +136,65 @@ neigh_free(struct neigh_table *t)
 				queue_drop_all(t, &t->e[i]);
 	free(t->e);
 	free(t->head);
+	budget_free(t);
+	wheel_free(t);
 	free(t);
 }
 
-static uint32_t
-find(const struct neigh_table *t, const struct neigh_key *k)
+uint32_t
+neigh_find(const struct neigh_table *t, const struct neigh_key *k)
 {
-	uint32_t i = t->head[key_hash(t, k)];
+	uint32_t i = t->head[neigh_hash(k, t->mask)];
 	while (i != 0 && !key_equal(&t->e[i].key, k))
 		i = t->e[i].next;
 	return i;
 }
 
+/* The state's lists: INCOMPLETE entries are the budget's, STALE and
+ * FAILED ones the eviction order, oldest first. */
 static void
-set_state(struct neigh_table *t, struct entry *e, uint8_t state, uint64_t now)
+set_state(struct neigh_table *t, uint32_t i, uint8_t state, uint64_t now)
 {
+	struct entry *e = &t->e[i];
 	if (e->state == NEIGH_INCOMPLETE)
-		t->st.incomplete--;
-	if (state == NEIGH_INCOMPLETE)
-		t->st.incomplete++;
+		budget_leave(t, i);
+	else if (e->state == NEIGH_STALE)
+		nlist_remove(t->e, &t->stale, i, NLIST_L);
+	else if (e->state == NEIGH_FAILED)
+		nlist_remove(t->e, &t->failed, i, NLIST_L);
+	if (state == NEIGH_STALE)
+		nlist_append(t->e, &t->stale, i, NLIST_L);
+	else if (state == NEIGH_FAILED)
+		nlist_append(t->e, &t->failed, i, NLIST_L);
 	e->state = state;
 	e->updated = now;
+}
+
+/* Put the entry's next timer on the wheel: its NUD deadline, or for a
+ * STALE or FAILED entry its collection if that comes first. */
+static void
+rearm(struct neigh_table *t, uint32_t i)
+{
+	const struct entry *e = &t->e[i];
+	uint64_t when = e->deadline;
+	if (e->state == NEIGH_STALE || e->state == NEIGH_FAILED) {
+		uint64_t gc = e->updated + t->conf.gc_stale_ms;
+		when = when != 0 && when < gc ? when : gc;
+	}
+	wheel_set(t, i, e->state == NEIGH_NONE ? 0 : when);
 }
 
 static void
 unlink_entry(struct neigh_table *t, uint32_t i)
 {
 	struct entry *e = &t->e[i];
-	uint32_t *p = &t->head[key_hash(t, &e->key)];
+	uint32_t *p = &t->head[neigh_hash(&e->key, t->mask)];
 	while (*p != i)
 		p = &t->e[*p].next;
 	*p = e->next;
 	queue_drop_all(t, e);
-	set_state(t, e, NEIGH_NONE, 0);
+	set_state(t, i, NEIGH_NONE, 0);
+	wheel_set(t, i, 0);
 	e->next = t->free_head;
 	t->free_head = i;
 	t->st.entries--;
@@ -202,27 +212,13 @@ remove_entry(struct neigh_table *t, uint32_t i)
 		t->ops.changed(t->ctx, &k, NULL);
 }
 
-/* The STALE or FAILED entry unchanged for longest, or 0. */
-static uint32_t
-eviction_victim(const struct neigh_table *t)
-{
-	uint32_t best = 0;
-	for (uint32_t i = 1; i <= t->conf.max_entries; i++) {
-		const struct entry *e = &t->e[i];
-		if (e->state != NEIGH_STALE && e->state != NEIGH_FAILED)
-			continue;
-		if (best == 0 || e->updated < t->e[best].updated)
-			best = i;
-	}
-	return best;
-}
-
-/* A new entry for k, or 0 when none can be had. */
+/* A new entry for k, or 0 when none can be had. A full table gives up
+ * its oldest FAILED entry (it holds nothing), else its oldest STALE one. */
 static uint32_t
 create(struct neigh_table *t, const struct neigh_key *k, uint64_t now)
 {
 	if (t->free_head == 0) {
-		uint32_t v = eviction_victim(t);
+		uint32_t v = t->failed.head ? t->failed.head : t->stale.head;
 		if (v == 0) {
 			t->st.table_full++;
 			return 0;
@@ -236,7 +232,7 @@ create(struct neigh_table *t, const struct neigh_key *k, uint64_t now)
 	memset(e, 0, sizeof(*e));
 	e->key = *k;
 	e->used = e->updated = now;
-	uint32_t h = key_hash(t, k);
+	uint32_t h = neigh_hash(k, t->mask);
 	e->next = t->head[h];
 	t->head[h] = i;
 	t->st.entries++;
@@ -285,14 +281,25 @@ dequeue_all(struct entry *e, void **out)
 	return n;
 }
 
+/* A multicast request for an INCOMPLETE entry, if its port's and its
+ * source's rates allow one now; if not, its next retransmission tries. */
 static void
-start_incomplete(struct neigh_table *t, struct entry *e, uint64_t now)
+request(struct neigh_table *t, uint32_t i, uint64_t now)
 {
-	set_state(t, e, NEIGH_INCOMPLETE, now);
+	if (budget_request(t, i, now) && t->ops.probe)
+		t->ops.probe(t->ctx, &t->e[i].key, NULL);
+}
+
+static void
+start_incomplete(struct neigh_table *t, uint32_t i, uint32_t si, uint64_t now)
+{
+	struct entry *e = &t->e[i];
+	set_state(t, i, NEIGH_INCOMPLETE, now);
+	budget_enter(t, i, si);
 	e->probes = 1;
 	e->deadline = now + t->conf.retrans_ms;
-	if (t->ops.probe)
-		t->ops.probe(t->ctx, &e->key, NULL);
+	rearm(t, i);
+	request(t, i, now);
 }
 
 static bool
@@ -304,33 +311,62 @@ usable(uint8_t state)
 
 /* Traffic uses e: a STALE entry starts its delay before probing. */
 static void
-use(struct neigh_table *t, struct entry *e, uint64_t now)
+use(struct neigh_table *t, uint32_t i, uint64_t now)
 {
+	struct entry *e = &t->e[i];
 	e->used = now;
 	if (e->state == NEIGH_STALE) {
-		set_state(t, e, NEIGH_DELAY, now);
+		set_state(t, i, NEIGH_DELAY, now);
 		e->deadline = now + t->conf.delay_probe_ms;
+		rearm(t, i);
 	}
 }
 
-int
-neigh_resolve(struct neigh_table *t, const struct neigh_key *k, void *pkt, uint64_t now,
-	      uint8_t mac[6])
+/* A resolution for k asked by src starts, within the port's and the
+ * source's budget (replacing the oldest of them at the limit): the entry,
+ * or 0 when none can be had. i is k's FAILED entry, or 0. */
+static uint32_t
+begin(struct neigh_table *t, const struct neigh_key *k, const void *src, uint32_t i, uint64_t now)
 {
-	uint32_t i = find(t, k);
+	struct port *p = &t->port[k->port];
+	uint32_t si = source_get(t, k, src, true);
+	if (si == 0 && t->sfree == 0) {
+		p->st.refused++;
+		t->st.table_full++;
+		return 0;
+	}
+	uint32_t v = budget_victim(t, k->port, si);
+	if (v != 0) {
+		remove_entry(t, v); /* may end si's record: looked up again below */
+		p->st.replaced++;
+		t->st.replaced++;
+	}
+	if (i == 0 && (i = create(t, k, now)) == 0) {
+		p->st.refused++;
+		return 0;
+	}
+	start_incomplete(t, i, source_get(t, k, src, false), now);
+	return i;
+}
+
+int
+neigh_resolve(struct neigh_table *t, const struct neigh_key *k, const void *src, void *pkt,
+	      uint64_t now, uint8_t mac[6])
+{
+	wheel_catch_up(t, now);
+	uint32_t i = neigh_find(t, k);
 	if (i != 0 && usable(t->e[i].state)) {
-		use(t, &t->e[i], now);
+		use(t, i, now);
 		memcpy(mac, t->e[i].mac, 6);
 		return 0;
 	}
 	if (i == 0 || t->e[i].state == NEIGH_FAILED) {
-		if (t->st.incomplete >= t->conf.max_incomplete) {
+		if (k->port >= NEIGH_PORTS_MAX) {
 			t->st.table_full++;
 			return -ENOSPC;
 		}
-		if (i == 0 && (i = create(t, k, now)) == 0)
+		if ((i = begin(t, k, src, i, now)) == 0)
 			return -ENOSPC;
-		start_incomplete(t, &t->e[i], now);
 	}
 	enqueue(t, &t->e[i], pkt);
 	t->e[i].used = now;
@@ -340,20 +376,22 @@ neigh_resolve(struct neigh_table *t, const struct neigh_key *k, void *pkt, uint6
 void
 neigh_touch(struct neigh_table *t, const struct neigh_key *k, uint64_t now)
 {
-	uint32_t i = find(t, k);
+	uint32_t i = neigh_find(t, k);
 	if (i != 0 && usable(t->e[i].state))
-		use(t, &t->e[i], now);
+		use(t, i, now);
 }
 
 /* e gets mac in state `state`; queued packets leave if it is usable. */
 static void
-update(struct neigh_table *t, struct entry *e, const uint8_t mac[6], uint8_t state, uint64_t now)
+update(struct neigh_table *t, uint32_t i, const uint8_t mac[6], uint8_t state, uint64_t now)
 {
+	struct entry *e = &t->e[i];
 	bool was_usable = usable(e->state), mac_changed = memcmp(e->mac, mac, 6) != 0;
 	memcpy(e->mac, mac, 6);
-	set_state(t, e, state, now);
+	set_state(t, i, state, now);
 	e->probes = 0;
 	e->deadline = state == NEIGH_REACHABLE ? now + reachable_time(t) : 0;
+	rearm(t, i);
 	if ((!was_usable || mac_changed) && t->ops.changed)
 		t->ops.changed(t->ctx, &e->key, mac);
 	if (e->qcount > 0) {
@@ -368,7 +406,8 @@ int
 neigh_confirm(struct neigh_table *t, const struct neigh_key *k, const uint8_t mac[6],
 	      unsigned int flags, uint64_t now)
 {
-	uint32_t i = find(t, k);
+	wheel_catch_up(t, now);
+	uint32_t i = neigh_find(t, k);
 	if (i == 0)
 		return -ENOENT; /* unsolicited, unknown: not created (RFC 4861 7.2.5) */
 	struct entry *e = &t->e[i];
@@ -377,7 +416,7 @@ neigh_confirm(struct neigh_table *t, const struct neigh_key *k, const uint8_t ma
 	bool solicited = flags & NEIGH_F_SOLICITED, override = flags & NEIGH_F_OVERRIDE;
 	if (e->state == NEIGH_INCOMPLETE || e->state == NEIGH_FAILED) {
 		/* First address learned: REACHABLE if solicited, else STALE. */
-		update(t, e, mac, solicited ? NEIGH_REACHABLE : NEIGH_STALE, now);
+		update(t, i, mac, solicited ? NEIGH_REACHABLE : NEIGH_STALE, now);
 		return 0;
 	}
 	bool same = memcmp(e->mac, mac, 6) == 0;
@@ -385,50 +424,52 @@ neigh_confirm(struct neigh_table *t, const struct neigh_key *k, const uint8_t ma
 		/* A different address without override: keep ours; a
 		 * REACHABLE entry becomes STALE (RFC 4861 7.2.5). */
 		if (e->state == NEIGH_REACHABLE) {
-			set_state(t, e, NEIGH_STALE, now);
+			set_state(t, i, NEIGH_STALE, now);
 			e->deadline = 0;
+			rearm(t, i);
 		}
 		return 0;
 	}
 	if (solicited)
-		update(t, e, mac, NEIGH_REACHABLE, now);
+		update(t, i, mac, NEIGH_REACHABLE, now);
 	else if (!same)
-		update(t, e, mac, NEIGH_STALE, now);
+		update(t, i, mac, NEIGH_STALE, now);
 	return 0;
 }
 
 int
 neigh_learn(struct neigh_table *t, const struct neigh_key *k, const uint8_t mac[6], uint64_t now)
 {
-	uint32_t i = find(t, k);
+	wheel_catch_up(t, now);
+	uint32_t i = neigh_find(t, k);
 	if (i == 0) {
 		if ((i = create(t, k, now)) == 0)
 			return -ENOSPC;
-		update(t, &t->e[i], mac, NEIGH_STALE, now);
+		update(t, i, mac, NEIGH_STALE, now);
 		return 0;
 	}
 	struct entry *e = &t->e[i];
 	if (e->state == NEIGH_PERMANENT)
 		return 0;
 	if (!usable(e->state) || memcmp(e->mac, mac, 6) != 0)
-		update(t, e, mac, NEIGH_STALE, now);
+		update(t, i, mac, NEIGH_STALE, now);
 	return 0;
 }
 
 int
 neigh_add_permanent(struct neigh_table *t, const struct neigh_key *k, const uint8_t mac[6])
 {
-	uint32_t i = find(t, k);
+	uint32_t i = neigh_find(t, k);
 	if (i == 0 && (i = create(t, k, 0)) == 0)
 		return -ENOSPC;
-	update(t, &t->e[i], mac, NEIGH_PERMANENT, t->e[i].updated);
+	update(t, i, mac, NEIGH_PERMANENT, t->e[i].updated);
 	return 0;
 }
 
 int
 neigh_del(struct neigh_table *t, const struct neigh_key *k)
 {
-	uint32_t i = find(t, k);
+	uint32_t i = neigh_find(t, k);
 	if (i == 0)
 		return -ENOENT;
 	remove_entry(t, i);
@@ -450,62 +491,67 @@ neigh_flush(struct neigh_table *t, uint16_t port)
 }
 
 static void
-fail(struct neigh_table *t, struct entry *e, uint64_t now)
+fail(struct neigh_table *t, uint32_t i, uint64_t now)
 {
+	struct entry *e = &t->e[i];
 	bool had_mac = e->state == NEIGH_PROBE;
-	set_state(t, e, NEIGH_FAILED, now);
+	set_state(t, i, NEIGH_FAILED, now);
 	e->deadline = 0;
 	e->probes = 0;
+	rearm(t, i);
 	t->st.failed++;
 	if (had_mac && t->ops.changed)
 		t->ops.changed(t->ctx, &e->key, NULL);
 	if (e->qcount > 0) {
 		void *pkts[NEIGH_QUEUE_MAX];
+		struct neigh_key k = e->key;
 		unsigned int n = dequeue_all(e, pkts);
 		if (t->ops.failed)
-			t->ops.failed(t->ctx, &e->key, pkts, n);
+			t->ops.failed(t->ctx, &k, pkts, n);
 		else if (t->ops.drop)
-			for (unsigned int k = 0; k < n; k++)
-				t->ops.drop(t->ctx, pkts[k]);
+			for (unsigned int j = 0; j < n; j++)
+				t->ops.drop(t->ctx, pkts[j]);
 	}
 }
 
-/* One entry's timer at `now`. */
+/* One entry's NUD timer at `now`. */
 static void
-expire(struct neigh_table *t, struct entry *e, uint64_t now)
+expire(struct neigh_table *t, uint32_t i, uint64_t now)
 {
+	struct entry *e = &t->e[i];
 	switch (e->state) {
 	case NEIGH_INCOMPLETE:
 		if (e->probes >= t->conf.mcast_probes) {
-			fail(t, e, now);
+			fail(t, i, now);
 			return;
 		}
 		e->probes++;
 		e->deadline = now + t->conf.retrans_ms;
-		if (t->ops.probe)
-			t->ops.probe(t->ctx, &e->key, NULL);
+		request(t, i, now);
 		return;
 	case NEIGH_REACHABLE:
 		if (now - e->used < t->conf.delay_probe_ms) {
-			set_state(t, e, NEIGH_DELAY, now);
+			set_state(t, i, NEIGH_DELAY, now);
 			e->deadline = now + t->conf.delay_probe_ms;
 		} else {
-			set_state(t, e, NEIGH_STALE, now);
+			set_state(t, i, NEIGH_STALE, now);
 			e->deadline = 0;
 		}
 		return;
 	case NEIGH_DELAY:
-		set_state(t, e, NEIGH_PROBE, now);
+		set_state(t, i, NEIGH_PROBE, now);
 		e->probes = 0;
 		/* The first unicast probe goes now. */
 		__attribute__((fallthrough));
 	case NEIGH_PROBE:
 		if (e->probes >= t->conf.ucast_probes) {
-			fail(t, e, now);
+			fail(t, i, now);
 			return;
 		}
 		e->probes++;
 		e->deadline = now + t->conf.retrans_ms;
+		if (e->key.port < NEIGH_PORTS_MAX)
+			t->port[e->key.port].st.probes++;
 		if (t->ops.probe)
 			t->ops.probe(t->ctx, &e->key, e->mac);
 		return;
@@ -515,87 +561,37 @@ expire(struct neigh_table *t, struct entry *e, uint64_t now)
 	}
 }
 
+/* Entry i's timer came, at `when`: its NUD timers up to then run (each
+ * at its own time), then it is collected or goes back on the wheel. The
+ * callbacks may change the table; an entry they removed is left alone. */
+static void
+fire(struct neigh_table *t, uint32_t i, uint64_t when)
+{
+	struct entry *e = &t->e[i];
+	while (e->deadline != 0 && e->deadline <= when && e->state != NEIGH_NONE)
+		expire(t, i, e->deadline);
+	if (e->state == NEIGH_NONE)
+		return;
+	if ((e->state == NEIGH_STALE || e->state == NEIGH_FAILED) &&
+	    e->updated + t->conf.gc_stale_ms <= when) {
+		remove_entry(t, i);
+		t->st.collected++;
+		return;
+	}
+	rearm(t, i);
+}
+
 uint64_t
 neigh_timer(struct neigh_table *t, uint64_t now)
 {
-	uint64_t next = 0;
-	for (uint32_t i = 1; i <= t->conf.max_entries; i++) {
-		struct entry *e = &t->e[i];
-		if (e->state == NEIGH_NONE)
-			continue;
-		/* Each timer fires at its own time, so a late call still walks
-		 * the states as they would have gone. */
-		while (e->deadline != 0 && e->deadline <= now)
-			expire(t, e, e->deadline);
-		/* Garbage: STALE entries unused, and FAILED entries, for
-		 * gc_stale_ms. */
-		uint64_t due = e->deadline;
-		if (e->state == NEIGH_STALE || e->state == NEIGH_FAILED) {
-			uint64_t idle = e->updated;
-			if (e->state == NEIGH_STALE && e->used > idle)
-				idle = e->used;
-			uint64_t gc = idle + t->conf.gc_stale_ms;
-			if (gc <= now) {
-				remove_entry(t, i);
-				t->st.collected++;
-				continue;
-			}
-			due = due && due < gc ? due : gc;
-		}
-		if (due != 0 && (next == 0 || due < next))
-			next = due;
+	uint64_t when;
+	while ((when = wheel_next(t)) != 0 && when <= now) {
+		t->cursor = when;
+		uint32_t i;
+		while ((i = wheel_pop(t, when)) != 0)
+			fire(t, i, when);
 	}
-	return next;
-}
-
-int
-neigh_get(const struct neigh_table *t, const struct neigh_key *k, struct neigh_info *out)
-{
-	uint32_t i = find(t, k);
-	if (i == 0)
-		return -ENOENT;
-	const struct entry *e = &t->e[i];
-	out->key = e->key;
-	out->state = e->state;
-	memcpy(out->mac, e->mac, 6);
-	out->probes = e->probes;
-	out->queued = e->qcount;
-	out->deadline = e->deadline;
-	return 0;
-}
-
-int
-neigh_walk(const struct neigh_table *t, int (*cb)(const struct neigh_info *, void *), void *arg)
-{
-	struct neigh_info info;
-	for (uint32_t i = 1; i <= t->conf.max_entries; i++) {
-		if (t->e[i].state == NEIGH_NONE)
-			continue;
-		neigh_get(t, &t->e[i].key, &info);
-		int rc = cb(&info, arg);
-		if (rc)
-			return rc;
-	}
-	return 0;
-}
-
-void
-neigh_get_stats(const struct neigh_table *t, struct neigh_stats *st)
-{
-	*st = t->st;
-}
-
-size_t
-neigh_memory(const struct neigh_table *t)
-{
-	return sizeof(*t) + sizeof(*t->e) * (t->conf.max_entries + 1) +
-	       sizeof(*t->head) * (t->mask + 1);
-}
-
-const char *
-neigh_state_name(uint8_t state)
-{
-	static const char *const names[] = {"NONE",  "INCOMPLETE", "REACHABLE", "STALE",
-					    "DELAY", "PROBE",      "FAILED",    "PERMANENT"};
-	return state < sizeof(names) / sizeof(names[0]) ? names[state] : "?";
+	if (now > t->cursor)
+		t->cursor = now;
+	return wheel_next(t);
 }

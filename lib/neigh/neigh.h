@@ -27,6 +27,8 @@ struct neigh_table;
 #define NEIGH_AF_INET 2
 #define NEIGH_AF_INET6 10
 #define NEIGH_QUEUE_MAX 16
+/* Ports 0..NEIGH_PORTS_MAX-1 each have their own resolution budget. */
+#define NEIGH_PORTS_MAX 64
 
 enum neigh_state {
 	NEIGH_NONE,
@@ -51,10 +53,24 @@ struct neigh_key {
 /** The key of (port, family, address); addr holds 4 or 16 bytes. */
 struct neigh_key neigh_key(uint16_t port, uint8_t family, const void *addr);
 
-/* Defaults are Linux's (SEMANTICS.md); 0 in a field picks the default. */
+/*
+ * Defaults are Linux's (SEMANTICS.md) where Linux has the setting; 0 in a
+ * field picks the default.
+ *
+ * The resolution budget is Linux's answer plus fairness (docs/neigh.md):
+ * Linux bounds the table, not who fills it. Here each port may have
+ * port_incomplete entries resolving, of which one source (the sender of
+ * the packets that asked; the router itself is one) may hold
+ * source_incomplete. A source asking for more replaces its own oldest
+ * resolution, so a host spraying unresolvable addresses only ever spoils
+ * its own. Multicast requests are rate-limited per port and per source.
+ */
 struct neigh_conf {
 	uint32_t max_entries;       /* 1024: the hard limit (gc_thresh3) */
-	uint32_t max_incomplete;    /* 256: entries resolving at once */
+	uint32_t port_incomplete;   /* 256: entries resolving on a port */
+	uint32_t source_incomplete; /* 32: of those, asked for by one source */
+	uint32_t port_requests;     /* 1000: multicast requests a second on a port */
+	uint32_t source_requests;   /* 100: of those, for one source */
 	uint32_t base_reachable_ms; /* 30000, randomised to 0.5-1.5x */
 	uint32_t retrans_ms;        /* 1000 */
 	uint32_t delay_probe_ms;    /* 5000 */
@@ -84,11 +100,24 @@ struct neigh_ops {
 struct neigh_stats {
 	uint32_t entries;
 	uint32_t incomplete;
+	uint32_t sources;     /* sources with resolutions pending */
 	uint64_t queue_drops; /* oldest queued packet dropped on overflow */
 	uint64_t failed;      /* resolutions that ended FAILED */
-	uint64_t table_full;  /* new neighbours refused: no room */
+	uint64_t table_full;  /* new neighbours refused: no entry to be had */
 	uint64_t evicted;     /* STALE or FAILED entries evicted for room */
 	uint64_t collected;   /* entries removed by garbage collection */
+	uint64_t replaced;    /* resolutions replaced by a newer one (per port below) */
+	uint64_t rate_limited;
+};
+
+/* A port's share of the above. */
+struct neigh_port_stats {
+	uint32_t incomplete;   /* resolving now */
+	uint64_t requests;     /* multicast requests sent (ARP request, NS) */
+	uint64_t probes;       /* unicast probes sent to known neighbours */
+	uint64_t rate_limited; /* requests not sent: the port's or source's rate */
+	uint64_t replaced;     /* resolutions replaced by a newer one */
+	uint64_t refused;      /* new resolutions refused (no entry, no source record) */
 };
 
 struct neigh_info {
@@ -107,15 +136,19 @@ struct neigh_table *neigh_create(const struct neigh_conf *conf, const struct nei
 void neigh_free(struct neigh_table *t);
 
 /**
- * A packet needs neighbour k. If k is usable (REACHABLE, STALE, DELAY,
- * PROBE, PERMANENT), *mac is set and 0 returned; a STALE entry starts its
- * delay before probing. Otherwise the packet is queued (the oldest queued
- * packet is dropped if the queue is full) and resolution starts or goes
- * on: -EAGAIN. When no entry can be had (table or incomplete limit), the
- * packet is not taken: -ENOSPC, and the caller drops it.
+ * A packet from src needs neighbour k. src is the packet's source
+ * address, of k's family (4 or 16 bytes), or NULL for the router's own
+ * packets: the budget it is charged to. If k is usable (REACHABLE, STALE,
+ * DELAY, PROBE, PERMANENT), *mac is set and 0 returned; a STALE entry
+ * starts its delay before probing. Otherwise the packet is queued (the
+ * oldest queued packet is dropped if the queue is full) and resolution
+ * starts or goes on: -EAGAIN. A new resolution beyond src's or the port's
+ * budget replaces the oldest of src's (or the port's). When no entry can
+ * be had, the packet is not taken: -ENOSPC, and the caller drops it.
+ * Constant time whatever the table's size.
  */
-int neigh_resolve(struct neigh_table *t, const struct neigh_key *k, void *pkt, uint64_t now,
-		  uint8_t mac[6]);
+int neigh_resolve(struct neigh_table *t, const struct neigh_key *k, const void *src, void *pkt,
+		  uint64_t now, uint8_t mac[6]);
 
 /** Traffic to k was forwarded recently (the caller learns it from the
  * datapath's counters): a REACHABLE entry may then go to DELAY instead of
@@ -151,7 +184,9 @@ int neigh_del(struct neigh_table *t, const struct neigh_key *k);
 /** Remove every entry of a port except PERMANENT ones. @return how many. */
 unsigned int neigh_flush(struct neigh_table *t, uint16_t port);
 
-/** Run the timers due at `now`. @return the time of the next one (0: none). */
+/** Run the timers due at `now`, in the order they were due. Costs the
+ * timers due, not the table's size. @return the time of the next one
+ * (0: none). */
 uint64_t neigh_timer(struct neigh_table *t, uint64_t now);
 
 /** @return 0 with *out filled, or -ENOENT. */
@@ -160,6 +195,8 @@ int neigh_get(const struct neigh_table *t, const struct neigh_key *k, struct nei
 int neigh_walk(const struct neigh_table *t, int (*cb)(const struct neigh_info *, void *),
 	       void *arg);
 void neigh_get_stats(const struct neigh_table *t, struct neigh_stats *st);
+/** A port's counters. @return 0, or -EINVAL for a port beyond NEIGH_PORTS_MAX. */
+int neigh_get_port_stats(const struct neigh_table *t, uint16_t port, struct neigh_port_stats *st);
 /** Bytes the table holds, fixed at creation: memory stays bounded. */
 size_t neigh_memory(const struct neigh_table *t);
 const char *neigh_state_name(uint8_t state);

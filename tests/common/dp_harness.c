@@ -75,10 +75,10 @@ dp_harness_setup(struct router *r, unsigned int tx_buffer)
 	if (r->dp.nb_ports < 2)
 		die("two ports are needed (--vdev=net_null0 --vdev=net_null1)", EINVAL);
 	struct rt_worker *w = &r->dp.worker[0];
-	w->exc = rte_ring_create("exc", 1024, (int)rte_socket_id(), RING_F_SP_ENQ | RING_F_SC_DEQ);
+	rc = rt_worker_exc_create(w, 1024);
 	w->nh = nh_worker_view(r->nh, 0);
 	w->nh_used = rte_zmalloc("nh_used", sizeof(uint32_t) * (NH_INDEX_MAX + 1), 64);
-	if (w->exc == NULL || w->nh_used == NULL)
+	if (rc < 0 || w->nh_used == NULL)
 		die("worker", ENOMEM);
 	for (uint16_t p = 0; p < r->dp.nb_ports; p++) {
 		w->txb[p] = rte_zmalloc("txb", RTE_ETH_TX_BUFFER_SIZE(tx_buffer), 0);

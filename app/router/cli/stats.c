@@ -29,6 +29,7 @@ static struct {
 	struct rt_wstats dp;
 	uint64_t ctl[RT_CTR_COUNT];
 	struct dev_counters dev[RT_MAX_PORTS];
+	struct neigh_port_stats neigh[RT_MAX_PORTS];
 } base;
 
 static struct dev_counters
@@ -75,6 +76,24 @@ port_lines(struct cli *c, const struct rt_wstats *s)
 		stat_line2(c, "port", name, "rx_nombuf", d.nombuf - b.nombuf);
 		stat_line2(c, "port", name, "rx_errors", d.rx_errors - b.rx_errors);
 		stat_line2(c, "port", name, "tx_errors", d.tx_errors - b.tx_errors);
+		/* What the exception path refused (by class), and the port's
+		 * share of the neighbour table's budget (docs/neigh.md). */
+		for (unsigned int k = 0; k < RT_EXC_CLASSES; k++) {
+			char n[32];
+			snprintf(n, sizeof(n), "exc_drop_%s", rt_exc_names[k]);
+			stat_line2(c, "port", name, n,
+				   s->port_exc_drop[p][k] - base.dp.port_exc_drop[p][k]);
+		}
+		struct neigh_port_stats ns, *nb = &base.neigh[p];
+		if (neigh_get_port_stats(c->r->neigh, p, &ns) != 0)
+			continue;
+		stat_line2(c, "port", name, "neigh_incomplete", ns.incomplete);
+		stat_line2(c, "port", name, "neigh_requests", ns.requests - nb->requests);
+		stat_line2(c, "port", name, "neigh_probes", ns.probes - nb->probes);
+		stat_line2(c, "port", name, "neigh_rate_limited",
+			   ns.rate_limited - nb->rate_limited);
+		stat_line2(c, "port", name, "neigh_replaced", ns.replaced - nb->replaced);
+		stat_line2(c, "port", name, "neigh_refused", ns.refused - nb->refused);
 	}
 }
 
@@ -125,8 +144,10 @@ reset(struct cli *c, const struct rt_wstats *s, const uint64_t ctl[RT_CTR_COUNT]
 	base.dp = *s;
 	for (unsigned int i = 0; i < RT_CTR_COUNT; i++)
 		base.ctl[i] = rt_ctr_info[i].gauge ? 0 : ctl[i];
-	for (uint16_t p = 0; p < c->r->dp.nb_ports; p++)
+	for (uint16_t p = 0; p < c->r->dp.nb_ports; p++) {
 		base.dev[p] = dev_counters(p);
+		neigh_get_port_stats(c->r->neigh, p, &base.neigh[p]);
+	}
 }
 
 int

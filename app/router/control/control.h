@@ -75,7 +75,11 @@ struct rt_addr {
 	X(NEIGH_INCOMPLETE, "neigh", "incomplete", true)                                           \
 	X(NEIGH_QUEUE_DROPS, "neigh", "queue_drops", false)                                        \
 	X(NEIGH_FAILED, "neigh", "failed", false)                                                  \
-	X(NEIGH_TABLE_FULL, "neigh", "table_full", false)
+	X(NEIGH_TABLE_FULL, "neigh", "table_full", false)                                          \
+	X(NEIGH_SOURCES, "neigh", "sources", true)                                                 \
+	X(NEIGH_REPLACED, "neigh", "replaced", false)                                              \
+	X(NEIGH_RATE_LIMITED, "neigh", "rate_limited", false)                                      \
+	X(NEIGH_EVICTED, "neigh", "evicted", false)
 
 #define RT_ENUM(name, group, str, gauge) RT_CTR_##name,
 enum rt_ctr { RT_CTL_COUNTERS(RT_ENUM) RT_CTR_COUNT };

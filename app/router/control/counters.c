@@ -31,6 +31,10 @@ rt_ctl_counters(const struct router *r, uint64_t out[RT_CTR_COUNT])
 	out[RT_CTR_NEIGH_QUEUE_DROPS] = ns.queue_drops;
 	out[RT_CTR_NEIGH_FAILED] = ns.failed;
 	out[RT_CTR_NEIGH_TABLE_FULL] = ns.table_full;
+	out[RT_CTR_NEIGH_SOURCES] = ns.sources;
+	out[RT_CTR_NEIGH_REPLACED] = ns.replaced;
+	out[RT_CTR_NEIGH_RATE_LIMITED] = ns.rate_limited;
+	out[RT_CTR_NEIGH_EVICTED] = ns.evicted;
 	const struct rt_wstats *w0 = rt_dp_worker_stats(&r->dp, 0);
 	out[RT_CTR_TX_SENT] = w0->ctl_tx - w0->ctl_tx_dropped;
 	out[RT_CTR_TX_DROPPED] = w0->ctl_tx_dropped;

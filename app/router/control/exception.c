@@ -42,7 +42,15 @@ resolve(struct router *r, struct rte_mbuf *m, uint32_t nh, bool connected)
 		rte_pktmbuf_free(m);
 		return;
 	}
-	int rc = neigh_resolve(r->neigh, &k, m, rt_now_ms(), mac);
+	/* Charged to the packet's sender: a host spraying unresolvable
+	 * addresses spends its own budget (docs/neigh.md). */
+	uint8_t src[16] = {0};
+	const uint8_t *ip = rte_pktmbuf_mtod_offset(m, const uint8_t *, RTE_ETHER_HDR_LEN);
+	if (rt_frame_v4(m))
+		memcpy(src, ip + 12, 4);
+	else
+		memcpy(src, ip + 8, 16);
+	int rc = neigh_resolve(r->neigh, &k, src, m, rt_now_ms(), mac);
 	if (rc == 0) {
 		/* Usable already: the worker saw the header just before it was
 		 * published, or this nexthop (or host) is new to a known

@@ -7,9 +7,13 @@
  * neighbour, router advertisement and reassembly timers; reclaims memory
  * after QSBR grace periods; and calls the round hooks.
  *
- * The work a round does on exception packets is bounded: EXC_PER_TICK
- * a worker, so a flood on one worker's ring cannot hold up the timers,
- * the sockets or the other rings for long.
+ * The work a round does on exception packets is bounded by a budget per
+ * class and worker, so a flood of one class (or on one worker's rings)
+ * cannot hold up the timers, the sockets or the other classes for long;
+ * neighbour discovery goes first. What a round leaves waits for the
+ * next, a millisecond later: under a flood the control core spends at
+ * most its budgets' worth of work a millisecond on exceptions, and the
+ * rest of the flood is dropped (and counted) at the ring by class.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -24,7 +28,14 @@
 #include "ctl_priv.h"
 #include "reasm.h"
 
-#define EXC_PER_TICK 512
+/* Packets a round takes from each worker's ring of a class. A round
+ * costs at most their sum a worker; at a few hundred nanoseconds a
+ * packet that is under a millisecond (docs/neigh.md). */
+static const unsigned int exc_budget[RT_EXC_CLASSES] = {
+	[RT_EXC_NEIGH] = 256,
+	[RT_EXC_LOCAL] = 256,
+	[RT_EXC_DATA] = 512,
+};
 #define EXC_BURST 64
 
 static int epfd = -1;
@@ -87,7 +98,10 @@ rt_control_init(struct router *r)
 	struct neigh_conf ng = {.max_entries = r->conf.neigh_max,
 				.base_reachable_ms = r->conf.neigh_reachable_ms,
 				.gc_stale_ms = r->conf.neigh_gc_stale_ms,
-				.max_incomplete = r->conf.neigh_max / 4 ? r->conf.neigh_max / 4 : 1,
+				.port_incomplete = r->conf.neigh_port_incomplete,
+				.source_incomplete = r->conf.neigh_source_incomplete,
+				.port_requests = r->conf.neigh_port_requests,
+				.source_requests = r->conf.neigh_source_requests,
 				.seed = rte_rdtsc()};
 	r->neigh = neigh_create(&ng, &rt_neigh_ops, r);
 	if (r->neigh == NULL)
@@ -116,16 +130,20 @@ static void
 drain_exceptions(struct router *r)
 {
 	struct rte_mbuf *pkts[EXC_BURST];
-	for (unsigned int w = 0; w < r->dp.nb_workers; w++) {
-		unsigned int done = 0, n;
-		while (done < EXC_PER_TICK &&
-		       (n = rte_ring_sc_dequeue_burst(r->dp.worker[w].exc, (void **)pkts, EXC_BURST,
-						      NULL)) > 0) {
-			for (unsigned int i = 0; i < n; i++)
-				rt_exception(r, pkts[i]);
-			done += n;
+	for (unsigned int c = 0; c < RT_EXC_CLASSES; c++)
+		for (unsigned int w = 0; w < r->dp.nb_workers; w++) {
+			struct rte_ring *ring = r->dp.worker[w].exc[c];
+			unsigned int done = 0, n;
+			while (done < exc_budget[c] &&
+			       (n = rte_ring_sc_dequeue_burst(
+					ring, (void **)pkts,
+					RTE_MIN((unsigned int)EXC_BURST, exc_budget[c] - done),
+					NULL)) > 0) {
+				for (unsigned int i = 0; i < n; i++)
+					rt_exception(r, pkts[i]);
+				done += n;
+			}
 		}
-	}
 }
 
 /* The timers: links and router advertisements each round; the nexthops' use and

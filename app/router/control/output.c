@@ -89,7 +89,7 @@ static void
 send_to(struct router *r, struct rte_mbuf *m, const struct neigh_key *k)
 {
 	uint8_t mac[6];
-	int rc = neigh_resolve(r->neigh, k, m, rt_now_ms(), mac);
+	int rc = neigh_resolve(r->neigh, k, NULL, m, rt_now_ms(), mac); /* the router's own */
 	if (rc == 0) {
 		rt_l2_send(r, m, k->port, mac);
 	} else if (rc != -EAGAIN) { /* -EAGAIN: queued until it resolves */

@@ -58,7 +58,9 @@ static_assert(RT_MAX_WORKERS <= NH_WORKERS_MAX, "a nexthop view per worker");
 	X(MARTIAN_DST, "martian_destination")                                                      \
 	X(MULTICAST, "multicast_not_routed")                                                       \
 	X(BLACKHOLE, "blackhole")                                                                  \
-	X(EXC_FULL, "exception_ring_full")                                                         \
+	X(EXC_NEIGH_FULL, "exception_neigh_full")                                                  \
+	X(EXC_LOCAL_FULL, "exception_local_full")                                                  \
+	X(EXC_DATA_FULL, "exception_data_full")                                                    \
 	X(TX_FULL, "tx_full")                                                                      \
 	X(PORT_DOWN, "port_down")                                                                  \
 	X(NO_CARRIER, "no_carrier")                                                                \
@@ -88,6 +90,18 @@ enum rt_punt { RT_PUNT_REASONS(RT_ENUM) RT_PUNT_COUNT };
 extern const char *const rt_drop_names[RT_DROP_COUNT];
 extern const char *const rt_punt_names[RT_PUNT_COUNT];
 
+/*
+ * The exception path's classes, a ring each from every worker, so that a
+ * flood of one class never costs another its room (docs/neigh.md):
+ * neighbour and router discovery (ARP, NS, NA, RS: what resolution and
+ * the router's reachability need), the rest of what is addressed to the
+ * router, and forwarded packets that need help (a neighbour to resolve,
+ * an ICMP error, fragmentation). The control core drains them in that
+ * order, each within a budget a round.
+ */
+enum rt_exc_class { RT_EXC_NEIGH, RT_EXC_LOCAL, RT_EXC_DATA, RT_EXC_CLASSES };
+extern const char *const rt_exc_names[RT_EXC_CLASSES];
+
 /* A worker's counters: written by that worker only, on its own lines,
  * read (racily, which is fine for counters) by the control core. */
 struct rt_wstats {
@@ -102,6 +116,8 @@ struct rt_wstats {
 	uint64_t rounds, busy_rounds, busy_cycles;
 	uint64_t port_rx[RT_MAX_PORTS], port_tx[RT_MAX_PORTS];
 	uint64_t port_drop[RT_MAX_PORTS]; /* of the packets received on each port */
+	/* Of those, dropped because their class's exception ring was full. */
+	uint64_t port_exc_drop[RT_MAX_PORTS][RT_EXC_CLASSES];
 	uint64_t punt[RT_PUNT_COUNT];
 	uint64_t drop[RT_DROP_COUNT];
 	/* The control core's packets this worker sent for it (worker 0):
@@ -115,8 +131,8 @@ struct rt_wstats {
 struct rt_worker {
 	unsigned int id; /* 0..nb_workers-1: QSBR thread id, queue index */
 	unsigned int lcore;
-	struct rte_ring *exc;   /* to the control core */
-	const struct nh_dp *nh; /* this worker's nexthop lines */
+	struct rte_ring *exc[RT_EXC_CLASSES]; /* to the control core */
+	const struct nh_dp *nh;               /* this worker's nexthop lines */
 	struct rte_eth_dev_tx_buffer *txb[RT_MAX_PORTS];
 	uint64_t tx_dropped[RT_MAX_PORTS]; /* written by the TX buffer callback */
 	/* Worker 0: the control core's packets, apart from forwarded ones
@@ -300,6 +316,9 @@ rt_dp_flow_hash6(const struct rt_dp *dp, const uint8_t src[16], const uint8_t ds
 
 /* The worker loop (rte_eal_remote_launch's function; arg: the rt_dp). */
 int rt_worker_main(void *arg);
+/** Create worker w's exception rings (single producer and consumer), of
+ * `size` packets each. @return 0 or a negative errno value. */
+int rt_worker_exc_create(struct rt_worker *w, unsigned int size);
 
 /* A whole received burst on port, as the worker runs it: classify by
  * ethertype, validate, look up, act. What bench/ and the tests measure. */

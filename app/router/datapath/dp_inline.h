@@ -152,14 +152,35 @@ dp_drop(struct rt_worker *w, struct rte_mbuf *m, enum rt_drop why)
 	rte_pktmbuf_free(m);
 }
 
-/* Hand a packet to the control core; it never waits: a full ring drops. */
+/* The exception class of a packet for the router: IPv6 neighbour and
+ * router discovery (ICMPv6 types 133-137 right after the fixed header,
+ * the only place they are accepted) rank with ARP. */
+static inline enum rt_exc_class
+dp_local_class(const struct rte_mbuf *m)
+{
+	const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
+	if (rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN + 41 || f[12] != 0x86 || f[13] != 0xdd ||
+	    f[RTE_ETHER_HDR_LEN + 6] != IPPROTO_ICMPV6)
+		return RT_EXC_LOCAL;
+	uint8_t type = f[RTE_ETHER_HDR_LEN + 40];
+	return type >= 133 && type <= 137 ? RT_EXC_NEIGH : RT_EXC_LOCAL;
+}
+
+/* Hand a packet to the control core on its class's ring; it never
+ * waits: a full ring drops, counted by class and port. */
 static inline void
 dp_punt(struct rt_worker *w, struct rte_mbuf *m, enum rt_punt why, uint32_t nh)
 {
+	static const uint8_t full[RT_EXC_CLASSES] = {RT_DROP_EXC_NEIGH_FULL, RT_DROP_EXC_LOCAL_FULL,
+						     RT_DROP_EXC_DATA_FULL};
+	enum rt_exc_class c = why == RT_PUNT_ARP     ? RT_EXC_NEIGH
+			      : why == RT_PUNT_LOCAL ? dp_local_class(m)
+						     : RT_EXC_DATA;
 	*rt_meta(m) = (struct rt_meta){.nh = nh, .reason = (uint8_t)why}; /* own = 0 */
 	m->port = w->rx_port; /* the control core answers on it */
-	if (unlikely(rte_ring_sp_enqueue(w->exc, m) != 0)) {
-		dp_drop(w, m, RT_DROP_EXC_FULL);
+	if (unlikely(rte_ring_sp_enqueue(w->exc[c], m) != 0)) {
+		w->st.port_exc_drop[w->rx_port][c]++;
+		dp_drop(w, m, (enum rt_drop)full[c]);
 		return;
 	}
 	w->st.punt[why]++;

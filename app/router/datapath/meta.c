@@ -52,6 +52,8 @@ rt_dp_stats_sum(const struct rt_dp *dp, struct rt_wstats *sum)
 		for (int p = 0; p < RT_MAX_PORTS; p++) {
 			sum->port_rx[p] += s->port_rx[p];
 			sum->port_drop[p] += s->port_drop[p];
+			for (unsigned int c = 0; c < RT_EXC_CLASSES; c++)
+				sum->port_exc_drop[p][c] += s->port_exc_drop[p][c];
 			sum->port_tx[p] += s->port_tx[p] - wk->tx_dropped[p];
 			sum->drop[RT_DROP_TX_FULL] += wk->tx_dropped[p];
 			sum->drop_total += wk->tx_dropped[p];
