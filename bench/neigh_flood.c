@@ -121,8 +121,7 @@ flood(uint32_t packets, uint32_t *next)
 		unsigned int n =
 			rte_ring_sc_dequeue_burst(w->exc[RT_EXC_DATA], (void **)x, RT_BURST, NULL);
 		uint64_t t0 = bench_tsc();
-		for (unsigned int k = 0; k < n; k++)
-			rt_exception(&r, x[k]);
+		rt_exception_burst(&r, x, n);
 		uint64_t now = rt_now_ms();
 		if (now >= next_timer) {
 			uint64_t due = neigh_timer(r.neigh, now);

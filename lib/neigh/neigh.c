@@ -43,16 +43,15 @@ neigh_key(uint16_t port, uint8_t family, const void *addr)
 	return k;
 }
 
-uint32_t
-neigh_hash(const struct neigh_key *k, uint32_t mask)
+uint64_t
+neigh_mix(const struct neigh_key *k)
 {
 	uint64_t a, b, c;
 	memcpy(&a, k->addr, 8);
 	memcpy(&b, k->addr + 8, 8);
 	c = (uint64_t)k->port << 8 | k->family;
 	uint64_t h = (a ^ c * 0x9e3779b97f4a7c15ull) * 0xbf58476d1ce4e5b9ull;
-	h = (h ^ (h >> 29) ^ b) * 0x94d049bb133111ebull;
-	return (uint32_t)(h >> 32) & mask;
+	return (h ^ (h >> 29) ^ b) * 0x94d049bb133111ebull;
 }
 
 static bool
@@ -94,10 +93,11 @@ neigh_create(const struct neigh_conf *conf, const struct neigh_ops *ops, void *c
 	if (t != NULL) {
 		t->conf = c;
 		t->e = calloc(c.max_entries + 1, sizeof(*t->e));
+		t->chain = calloc(c.max_entries + 1, sizeof(*t->chain));
 		t->head = calloc(heads, sizeof(*t->head));
 	}
-	if (t == NULL || t->e == NULL || t->head == NULL || budget_init(t) != 0 ||
-	    wheel_init(t) != 0) {
+	if (t == NULL || t->e == NULL || t->chain == NULL || t->head == NULL ||
+	    budget_init(t) != 0 || wheel_init(t) != 0) {
 		neigh_free(t);
 		errno = ENOMEM;
 		return NULL;
@@ -107,7 +107,7 @@ neigh_create(const struct neigh_conf *conf, const struct neigh_ops *ops, void *c
 	t->mask = heads - 1;
 	t->rng = c.seed;
 	for (uint32_t i = c.max_entries; i >= 1; i--) {
-		t->e[i].next = t->free_head;
+		t->chain[i].next = t->free_head;
 		t->free_head = i;
 	}
 	return t;
@@ -135,6 +135,7 @@ neigh_free(struct neigh_table *t)
 			if (t->e[i].state != NEIGH_NONE)
 				queue_drop_all(t, &t->e[i]);
 	free(t->e);
+	free(t->chain);
 	free(t->head);
 	budget_free(t);
 	wheel_free(t);
@@ -144,9 +145,12 @@ neigh_free(struct neigh_table *t)
 uint32_t
 neigh_find(const struct neigh_table *t, const struct neigh_key *k)
 {
-	uint32_t i = t->head[neigh_hash(k, t->mask)];
-	while (i != 0 && !key_equal(&t->e[i].key, k))
-		i = t->e[i].next;
+	uint64_t h = neigh_mix(k);
+	uint32_t i = t->head[neigh_bucket(h, t->mask)];
+	/* The entry is read only when its tag matches: a key not in the
+	 * table (a flood's) costs the heads and links, not the entries. */
+	while (i != 0 && (t->chain[i].tag != (uint32_t)h || !key_equal(&t->e[i].key, k)))
+		i = t->chain[i].next;
 	return i;
 }
 
@@ -188,14 +192,14 @@ static void
 unlink_entry(struct neigh_table *t, uint32_t i)
 {
 	struct entry *e = &t->e[i];
-	uint32_t *p = &t->head[neigh_hash(&e->key, t->mask)];
+	uint32_t *p = &t->head[neigh_bucket(neigh_mix(&e->key), t->mask)];
 	while (*p != i)
-		p = &t->e[*p].next;
-	*p = e->next;
+		p = &t->chain[*p].next;
+	*p = t->chain[i].next;
 	queue_drop_all(t, e);
 	set_state(t, i, NEIGH_NONE, 0);
 	wheel_set(t, i, 0);
-	e->next = t->free_head;
+	t->chain[i].next = t->free_head;
 	t->free_head = i;
 	t->st.entries--;
 }
@@ -228,13 +232,14 @@ create(struct neigh_table *t, const struct neigh_key *k, uint64_t now)
 	}
 	uint32_t i = t->free_head;
 	struct entry *e = &t->e[i];
-	t->free_head = e->next;
+	t->free_head = t->chain[i].next;
 	memset(e, 0, sizeof(*e));
 	e->key = *k;
 	e->used = e->updated = now;
-	uint32_t h = neigh_hash(k, t->mask);
-	e->next = t->head[h];
-	t->head[h] = i;
+	uint64_t h = neigh_mix(k);
+	uint32_t b = neigh_bucket(h, t->mask);
+	t->chain[i] = (struct chain){.next = t->head[b], .tag = (uint32_t)h};
+	t->head[b] = i;
 	t->st.entries++;
 	return i;
 }

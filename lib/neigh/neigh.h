@@ -150,6 +150,11 @@ void neigh_free(struct neigh_table *t);
 int neigh_resolve(struct neigh_table *t, const struct neigh_key *k, const void *src, void *pkt,
 		  uint64_t now, uint8_t mac[6]);
 
+/** Start loading what neigh_resolve(k) will read first (k's hash
+ * bucket), so that a caller with a burst of packets overlaps their cache
+ * misses: the table of a large segment does not fit in the caches. */
+void neigh_prefetch(const struct neigh_table *t, const struct neigh_key *k);
+
 /** Traffic to k was forwarded recently (the caller learns it from the
  * datapath's counters): a REACHABLE entry may then go to DELAY instead of
  * STALE, a STALE one starts its delay. Creates nothing. */

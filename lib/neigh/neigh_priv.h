@@ -30,7 +30,6 @@ struct entry {
 	uint8_t mac[6];
 	uint8_t probes;
 	uint8_t qhead, qcount; /* ring in queue[] */
-	uint32_t next;         /* hash chain, or free list */
 	uint32_t src;          /* INCOMPLETE: the source record charged */
 	/* In state order: the port's INCOMPLETE list, or the table's STALE
 	 * or FAILED list (eviction victims, oldest first). */
@@ -66,12 +65,21 @@ struct port {
 	struct neigh_port_stats st;
 };
 
+/* An entry's hash chain link (or free list link) and its key's tag, apart
+ * from the entries: a lookup walks these 8 bytes an entry, not the
+ * entries' 240, so a miss in a table far larger than the caches costs a
+ * head and a link or two, not an entry's line each. */
+struct chain {
+	uint32_t next, tag;
+};
+
 struct neigh_table {
 	struct neigh_conf conf;
 	struct neigh_ops ops;
 	void *ctx;
-	struct entry *e; /* [1..max_entries]; 0 means none */
-	uint32_t *head;  /* hash heads */
+	struct entry *e;     /* [1..max_entries]; 0 means none */
+	struct chain *chain; /* [1..max_entries] */
+	uint32_t *head;      /* hash heads */
 	uint32_t mask;
 	uint32_t free_head;
 	struct nlist stale, failed;
@@ -90,7 +98,20 @@ struct neigh_table {
 	struct neigh_stats st;
 };
 
-uint32_t neigh_hash(const struct neigh_key *k, uint32_t mask);
+/* A key's hash: its high half picks the bucket, its low half is its tag. */
+uint64_t neigh_mix(const struct neigh_key *k);
+
+static inline uint32_t
+neigh_bucket(uint64_t mix, uint32_t mask)
+{
+	return (uint32_t)(mix >> 32) & mask;
+}
+
+static inline uint32_t
+neigh_hash(const struct neigh_key *k, uint32_t mask)
+{
+	return neigh_bucket(neigh_mix(k), mask);
+}
 /* k's entry, or 0. */
 uint32_t neigh_find(const struct neigh_table *t, const struct neigh_key *k);
 

@@ -26,6 +26,8 @@ void rt_ctl_tx(struct router *r, uint16_t port, struct rte_mbuf *m);
 
 /* exception.c: handle a packet a worker punted. Takes ownership. */
 void rt_exception(struct router *r, struct rte_mbuf *m);
+/* The same for a burst from one ring, its lookups started ahead. */
+void rt_exception_burst(struct router *r, struct rte_mbuf **pkts, unsigned int n);
 /* Expire pending reassemblies: ICMP time exceeded to their senders. */
 void rt_reasm_timer(struct router *r, uint64_t now_ms);
 

@@ -154,6 +154,23 @@ rt_reasm_timer(struct router *r, uint64_t now_ms)
 }
 
 void
+rt_exception_burst(struct router *r, struct rte_mbuf **pkts, unsigned int n)
+{
+	/* The neighbours a burst waits for, looked up ahead: at a flood's
+	 * rate each lookup is a cache miss in a large table, and these
+	 * overlap instead of following one another (docs/neigh.md). */
+	for (unsigned int i = 0; i < n; i++) {
+		const struct rt_meta *meta = rt_meta(pkts[i]);
+		struct neigh_key k;
+		if ((meta->reason == RT_PUNT_RESOLVE || meta->reason == RT_PUNT_CONNECTED) &&
+		    neighbour_of(r, pkts[i], meta->nh, meta->reason == RT_PUNT_CONNECTED, &k))
+			neigh_prefetch(r->neigh, &k);
+	}
+	for (unsigned int i = 0; i < n; i++)
+		rt_exception(r, pkts[i]);
+}
+
+void
 rt_exception(struct router *r, struct rte_mbuf *m)
 {
 	const struct rt_meta *meta = rt_meta(m);

@@ -139,8 +139,7 @@ drain_exceptions(struct router *r)
 					ring, (void **)pkts,
 					RTE_MIN((unsigned int)EXC_BURST, exc_budget[c] - done),
 					NULL)) > 0) {
-				for (unsigned int i = 0; i < n; i++)
-					rt_exception(r, pkts[i]);
+				rt_exception_burst(r, pkts, n);
 				done += n;
 			}
 		}
