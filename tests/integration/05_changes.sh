@@ -14,7 +14,11 @@ echo "route replace during a stream"
 receive h2 5000 7
 receive h3 5000 7
 background flows send 203.0.113.1 5000 1 3000 - 1000 >"$WORK/sent"
-sleep 1.5
+# The replace once h2 has had 600 (the sender may be slow to start).
+for _ in $(seq 100); do
+	[ "$(wc -l <"$WORK/h2.rx")" -ge 600 ] && break
+	sleep 0.05
+done
 check "replace" rc route replace 203.0.113.0/24 via 198.18.0.2
 wait_bg
 sent=$(cat "$WORK/sent")
