@@ -34,6 +34,9 @@ conf_defaults(struct rt_settings *s)
 	s->neigh_source_requests = 100;
 	s->hash_policy = NH_HASH_L4;
 	s->link_poll_ms = 10;
+	s->control_ports = true;
+	s->punt_rate = 10000;
+	s->kernel_routes = true;
 }
 
 static int
@@ -45,6 +48,43 @@ set_u32(const char *v, uint32_t min, uint32_t max, uint32_t *out)
 		return -1;
 	*out = (uint32_t)x;
 	return 0;
+}
+
+/* kernel-protocols: "all", or protocols by iproute2's names or numbers,
+ * comma-separated. */
+static const char *
+set_protocols(struct rt_settings *s, const char *val)
+{
+	static const struct {
+		const char *name;
+		uint8_t v;
+	} names[] = {{"kernel", 2}, {"boot", 3},        {"static", 4},  {"zebra", 11},
+		     {"bird", 12},  {"babel", 42},      {"bgp", 186},   {"isis", 187},
+		     {"ospf", 188}, {"rip", 189},       {"eigrp", 192}, {"sharp", 194},
+		     {"pbr", 195},  {"openfabric", 197}};
+	memset(s->kernel_protocols, 0, sizeof(s->kernel_protocols));
+	s->kernel_protocols_set = strcmp(val, "all") != 0;
+	if (!s->kernel_protocols_set)
+		return NULL;
+	char buf[256];
+	if (strlen(val) >= sizeof(buf))
+		return "too long";
+	strcpy(buf, val);
+	for (char *save, *t = strtok_r(buf, ",", &save); t != NULL;
+	     t = strtok_r(NULL, ",", &save)) {
+		uint32_t v;
+		bool found = false;
+		for (unsigned int i = 0; i < sizeof(names) / sizeof(names[0]) && !found; i++)
+			if (strcmp(t, names[i].name) == 0) {
+				v = names[i].v;
+				found = true;
+			}
+		if (!found && set_u32(t, 0, 255, &v) < 0)
+			return "expected all, or protocols by name or number "
+			       "(bird,bgp,ospf,zebra,static,...)";
+		s->kernel_protocols[v / 8] |= (uint8_t)(1u << (v % 8));
+	}
+	return NULL;
 }
 
 /* Apply one setting; @return NULL or what is wrong. */
@@ -110,6 +150,29 @@ apply(struct rt_settings *s, const char *key, const char *val)
 	} else if (strcmp(key, "neigh-source-requests-per-s") == 0) {
 		if (set_u32(val, 1, 1000000, &s->neigh_source_requests) < 0)
 			return "expected 1..1000000";
+	} else if (strcmp(key, "control-ports") == 0) {
+		if (strcmp(val, "on") == 0)
+			s->control_ports = true;
+		else if (strcmp(val, "off") == 0)
+			s->control_ports = false;
+		else
+			return "expected on or off";
+	} else if (strcmp(key, "control-port-prefix") == 0) {
+		if (strlen(val) >= sizeof(s->control_port_prefix) || strchr(val, '/') != NULL)
+			return "expected an interface name prefix of at most 11 characters";
+		strcpy(s->control_port_prefix, val);
+	} else if (strcmp(key, "kernel-routes") == 0) {
+		if (strcmp(val, "on") == 0)
+			s->kernel_routes = true;
+		else if (strcmp(val, "off") == 0)
+			s->kernel_routes = false;
+		else
+			return "expected on or off";
+	} else if (strcmp(key, "kernel-protocols") == 0) {
+		return set_protocols(s, val);
+	} else if (strcmp(key, "punt-rate") == 0) {
+		if (set_u32(val, 1, 10000000, &s->punt_rate) < 0)
+			return "expected 1..10000000";
 	} else if (strcmp(key, "link-poll-ms") == 0) {
 		if (set_u32(val, 1, 60000, &s->link_poll_ms) < 0)
 			return "expected 1..60000";
@@ -163,7 +226,8 @@ usage(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s [EAL options] -- [--socket PATH] [--config FILE] [--startup FILE]\n"
-		"          [--no-idle-backoff] [--hash-policy l3|l4] [--set KEY=VALUE]...\n"
+		"          [--no-idle-backoff] [--no-control-ports] [--hash-policy l3|l4]\n"
+		"          [--set KEY=VALUE]...\n"
 		"Every probed ethdev becomes port<N>. The EAL main lcore is the control core;\n"
 		"every other lcore is a worker (at least one). See docs/operations.md.\n",
 		prog);
@@ -177,6 +241,7 @@ conf_options(struct rt_settings *s, int argc, char **argv)
 		{"config", required_argument, NULL, 'c'},
 		{"startup", required_argument, NULL, 'S'},
 		{"no-idle-backoff", no_argument, NULL, 'n'},
+		{"no-control-ports", no_argument, NULL, 'C'},
 		{"hash-policy", required_argument, NULL, 'h'},
 		{"set", required_argument, NULL, 'k'},
 		{"help", no_argument, NULL, 'H'},
@@ -201,6 +266,9 @@ conf_options(struct rt_settings *s, int argc, char **argv)
 			break;
 		case 'n':
 			s->idle_backoff = false;
+			break;
+		case 'C':
+			s->control_ports = false;
 			break;
 		case 'h':
 			why = apply(s, "hash-policy", optarg);

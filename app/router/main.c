@@ -276,6 +276,10 @@ main(int argc, char **argv)
 		return fail("libraries", rc);
 	if ((rc = setup_ports(&r)) != 0)
 		return rc;
+	if ((rc = rt_cport_init(&r)) < 0)
+		return fail("control-plane ports (--no-control-ports runs without them)", rc);
+	if ((rc = rt_mirror_init(&r)) < 0)
+		return fail("kernel routes (kernel-routes off runs without them)", rc);
 	if (r.conf.startup[0] && run_startup(&r, r.conf.startup) < 0)
 		return 2;
 
@@ -302,6 +306,8 @@ main(int argc, char **argv)
 		rte_eth_dev_close(p);
 	}
 	rte_pdump_uninit();
+	rt_mirror_fini(&r);
+	rt_cport_fini(&r);
 	rt_control_fini(&r);
 	fib_free(r.fib);
 	nh_table_free(r.nh);

@@ -29,6 +29,18 @@ struct rt_settings {
 	uint32_t neigh_port_requests, neigh_source_requests;     /* 1000, 100 */
 	uint8_t hash_policy;                                     /* enum nh_hash_policy */
 	uint32_t link_poll_ms;                                   /* carrier polled this often, 10 */
+	/* Control-plane ports (docs/control-plane.md): a TAP per port, on by
+	 * default, named after the port or the prefix and its number; what
+	 * is punted to each, at most punt_rate packets a second. */
+	bool control_ports;
+	char control_port_prefix[12];
+	uint32_t punt_rate; /* 10000 */
+	/* The kernel route mirror (docs/control-plane.md): on with the
+	 * control-plane ports; the protocols it follows, a bit each (when
+	 * set; else every one but the kernel's own). */
+	bool kernel_routes;
+	bool kernel_protocols_set;
+	uint8_t kernel_protocols[32];
 };
 
 #endif

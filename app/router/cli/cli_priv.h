@@ -112,9 +112,6 @@ extern const char *const cli_route_types[FIB_RT_COUNT];
 /* A route origin (proto) by iproute2's name, or its number in buf. */
 const char *cli_origin_name(uint8_t o, char *buf, size_t len);
 int cli_parse_origin(struct cli *c, const char *s, uint8_t *out);
-/* Is addr inside one of our prefixes on port? IPv6 link-local addresses
- * are on every link. */
-bool cli_on_link(const struct router *r, uint16_t port, const struct fib_prefix *addr);
 int cli_route_show(struct cli *c);
 int cli_route_flush(struct cli *c);
 /* One route as route show table all shows it (monitors, fibmatch). */

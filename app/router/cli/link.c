@@ -160,6 +160,8 @@ show_link_json(struct cli *c, uint16_t i, const char *mac)
 	json_bool(&c->j, "ra_other", ra->other);
 	json_u64(&c->j, "ra_lifetime", rt_ra_lifetime(r, i));
 	rdnss_list(c, i, true);
+	if (r->cport[i].ifindex != 0) /* its control-plane port, a Linux interface */
+		json_str(&c->j, "control_port", r->cport[i].name);
 }
 
 /* One port, as link show lists it: ip link's flags and state, then the
@@ -190,6 +192,8 @@ show_link(struct cli *c, uint16_t i)
 			rdnss_list(c, i, false);
 		}
 		rt_buf_printf(c->out, "\n    link/ether %s\n", mac);
+		if (r->cport[i].ifindex != 0)
+			rt_buf_printf(c->out, "    control-plane %s\n", r->cport[i].name);
 	}
 	if (c->stats)
 		link_stats(c, i);

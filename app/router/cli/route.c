@@ -181,35 +181,6 @@ parse_route(struct cli *c, const char *what, struct route_args *a, bool need_pre
 	return 0;
 }
 
-/* Is addr inside one of our prefixes on port? IPv6 link-local addresses
- * are on every link. */
-bool
-cli_on_link(const struct router *r, uint16_t port, const struct fib_prefix *addr)
-{
-	if (rt_prefix_link_local(addr))
-		return true;
-	for (unsigned int i = 0; i < r->nb_addrs; i++) {
-		const struct rt_addr *a = &r->addr[i];
-		if (a->port != port || a->p.family != addr->family)
-			continue;
-		unsigned int len = a->p.len;
-		if (addr->family == FIB_AF_INET) {
-			uint32_t m = len ? 0xffffffffu << (32 - len) : 0;
-			if ((a->p.addr.v4 & m) == (addr->addr.v4 & m))
-				return true;
-			continue;
-		}
-		unsigned int full = len / 8;
-		if (memcmp(a->p.addr.v6, addr->addr.v6, full) != 0)
-			continue;
-		if (len % 8 &&
-		    ((a->p.addr.v6[full] ^ addr->addr.v6[full]) & (uint8_t)(0xff << (8 - len % 8))))
-			continue;
-		return true;
-	}
-	return false;
-}
-
 /* An implicit gateway nexthop for via (and dev, found from via when not
  * given), with a reference taken. */
 static int
@@ -225,14 +196,14 @@ gateway_nexthop(struct cli *c, const char *what, const struct fib_prefix *via, b
 		return cli_fail(c, EINVAL, "%s: a link-local gateway needs 'dev PORT'", what);
 	if (!has_dev) {
 		for (uint16_t p = 0; p < r->dp.nb_ports && !has_dev; p++)
-			if (cli_on_link(r, p, via)) {
+			if (rt_addr_on_link(r, p, via)) {
 				dev = p;
 				has_dev = true;
 			}
 		if (!has_dev)
 			return cli_fail(c, ENETUNREACH, "%s: gateway not on a connected network",
 					what);
-	} else if (!onlink && !cli_on_link(r, dev, via)) {
+	} else if (!onlink && !rt_addr_on_link(r, dev, via)) {
 		return cli_fail(c, ENETUNREACH,
 				"%s: gateway not on a connected network of %s (use onlink)", what,
 				r->dp.port[dev].name);
@@ -242,12 +213,7 @@ gateway_nexthop(struct cli *c, const char *what, const struct fib_prefix *via, b
 	int rc = nh_add(r->nh, &s, index);
 	if (rc < 0)
 		return cli_fail(c, -rc, "%s: nexthop: %s", what, strerror(-rc));
-	/* Already resolved: the new nexthop gets its header now. */
-	struct neigh_info ni;
-	struct neigh_key k = neigh_key(dev, via->family, gw);
-	if (neigh_get(r->neigh, &k, &ni) == 0 && ni.state != NEIGH_INCOMPLETE &&
-	    ni.state != NEIGH_FAILED)
-		nh_neigh_update(r->nh, dev, via->family, gw, ni.mac);
+	rt_neigh_publish(r, dev, via->family, gw);
 	return 0;
 }
 

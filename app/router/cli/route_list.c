@@ -174,7 +174,7 @@ save_path(struct cli *c, const struct nh_info *n)
 		rt_buf_printf(c->out, " via %s",
 			      cli_fmt_addr(via.family, n->spec.gw, gw, sizeof(gw)));
 	rt_buf_printf(c->out, " dev %s", c->r->dp.port[port].name);
-	return n->spec.type == NH_T_GATEWAY && !cli_on_link(c->r, port, &via);
+	return n->spec.type == NH_T_GATEWAY && !rt_addr_on_link(c->r, port, &via);
 }
 
 /* The paths of a multipath route, as ip route shows them. */

@@ -30,6 +30,8 @@ static struct {
 	uint64_t ctl[RT_CTR_COUNT];
 	struct dev_counters dev[RT_MAX_PORTS];
 	struct neigh_port_stats neigh[RT_MAX_PORTS];
+	struct rt_cport_stats cport[RT_MAX_PORTS];
+	struct rt_mirror_stats mirror;
 } base;
 
 static struct dev_counters
@@ -84,6 +86,22 @@ port_lines(struct cli *c, const struct rt_wstats *s)
 			stat_line2(c, "port", name, n,
 				   s->port_exc_drop[p][k] - base.dp.port_exc_drop[p][k]);
 		}
+		/* Its control-plane port's traffic (docs/control-plane.md). */
+		const struct rt_cport_stats *cs = &c->r->cport[p].st, *cb = &base.cport[p];
+		stat_line2(c, "port", name, "cport_punted", cs->punted - cb->punted);
+		stat_line2(c, "port", name, "cport_punt_limited",
+			   cs->punt_limited - cb->punt_limited);
+		stat_line2(c, "port", name, "cport_punt_dropped",
+			   cs->punt_dropped - cb->punt_dropped);
+		stat_line2(c, "port", name, "cport_injected", cs->injected - cb->injected);
+		stat_line2(c, "port", name, "cport_injected_group",
+			   cs->injected_group - cb->injected_group);
+		stat_line2(c, "port", name, "cport_inject_bad", cs->inject_bad - cb->inject_bad);
+		stat_line2(c, "port", name, "cport_inject_long", cs->inject_long - cb->inject_long);
+		stat_line2(c, "port", name, "cport_inject_ethertype",
+			   cs->inject_ethertype - cb->inject_ethertype);
+		stat_line2(c, "port", name, "cport_inject_nombuf",
+			   cs->inject_nombuf - cb->inject_nombuf);
 		struct neigh_port_stats ns, *nb = &base.neigh[p];
 		if (neigh_get_port_stats(c->r->neigh, p, &ns) != 0)
 			continue;
@@ -138,6 +156,26 @@ fib_lines(struct cli *c)
 		free(ids);
 }
 
+/* The kernel route mirror's (docs/control-plane.md). */
+static void
+mirror_lines(struct cli *c)
+{
+	static const char *const skip[RT_MIRROR_SKIP_COUNT] = {
+		"skipped_iface",    "skipped_encap",   "skipped_source", "skipped_gateway",
+		"skipped_conflict", "skipped_nexthop", "skipped_full"};
+	const struct rt_mirror_stats *s = &c->r->mirror, *b = &base.mirror;
+	stat_line(c, "mirror", "added", s->added - b->added);
+	stat_line(c, "mirror", "replaced", s->replaced - b->replaced);
+	stat_line(c, "mirror", "deleted", s->deleted - b->deleted);
+	stat_line(c, "mirror", "ignored", s->ignored - b->ignored);
+	for (unsigned int i = 0; i < RT_MIRROR_SKIP_COUNT; i++)
+		stat_line(c, "mirror", skip[i], s->skipped[i] - b->skipped[i]);
+	stat_line(c, "mirror", "malformed", s->malformed - b->malformed);
+	stat_line(c, "mirror", "unknown_attrs", s->unknown_attrs - b->unknown_attrs);
+	stat_line(c, "mirror", "resyncs", s->resyncs - b->resyncs);
+	stat_line(c, "mirror", "swept", s->swept - b->swept);
+}
+
 static void
 reset(struct cli *c, const struct rt_wstats *s, const uint64_t ctl[RT_CTR_COUNT])
 {
@@ -147,7 +185,9 @@ reset(struct cli *c, const struct rt_wstats *s, const uint64_t ctl[RT_CTR_COUNT]
 	for (uint16_t p = 0; p < c->r->dp.nb_ports; p++) {
 		base.dev[p] = dev_counters(p);
 		neigh_get_port_stats(c->r->neigh, p, &base.neigh[p]);
+		base.cport[p] = c->r->cport[p].st;
 	}
+	base.mirror = c->r->mirror;
 }
 
 int
@@ -179,6 +219,7 @@ cli_stats(struct cli *c)
 		stat_line(c, "punt", rt_punt_names[i], s.punt[i] - base.dp.punt[i]);
 	for (unsigned int i = 0; i < RT_CTR_COUNT; i++)
 		stat_line(c, rt_ctr_info[i].group, rt_ctr_info[i].name, ctl[i] - base.ctl[i]);
+	mirror_lines(c);
 	fib_lines(c);
 	if (c->json)
 		json_end(&c->j);

@@ -88,8 +88,8 @@ unicast(const struct fib_prefix *p)
 	return a[0] != 0xff && !(memcmp(a, zero, 15) == 0 && (a[15] == 0 || a[15] == 1));
 }
 
-int
-rt_addr_add(struct router *r, uint16_t port, const struct fib_prefix *p)
+static int
+addr_add(struct router *r, uint16_t port, const struct fib_prefix *p)
 {
 	if (port >= r->dp.nb_ports)
 		return -ENODEV;
@@ -159,8 +159,8 @@ rt_addr_add(struct router *r, uint16_t port, const struct fib_prefix *p)
 	return 0;
 }
 
-int
-rt_addr_del(struct router *r, uint16_t port, const struct fib_prefix *p)
+static int
+addr_del(struct router *r, uint16_t port, const struct fib_prefix *p)
 {
 	int i = find(r, port, p);
 	if (i < 0)
@@ -232,6 +232,25 @@ rt_addr_del(struct router *r, uint16_t port, const struct fib_prefix *p)
 	if (!v4 && !net_here)
 		rt_ra_prefix_gone(r, port, &net);
 	return 0;
+}
+
+/* The port's control-plane port follows (tap.c). */
+int
+rt_addr_add(struct router *r, uint16_t port, const struct fib_prefix *p)
+{
+	int rc = addr_add(r, port, p);
+	if (rc == 0)
+		rt_tap_addr(r, port, p, true);
+	return rc;
+}
+
+int
+rt_addr_del(struct router *r, uint16_t port, const struct fib_prefix *p)
+{
+	int rc = addr_del(r, port, p);
+	if (rc == 0)
+		rt_tap_addr(r, port, p, false);
+	return rc;
 }
 
 unsigned int
@@ -344,4 +363,34 @@ rt_port_link_local(const struct router *r, uint16_t port)
 	ll.addr.v6[1] = 0x80;
 	memcpy(&ll.addr.v6[8], iid, 8);
 	return ll;
+}
+
+bool
+rt_addr_on_link(const struct router *r, uint16_t port, const struct fib_prefix *addr)
+{
+	if (rt_prefix_link_local(addr))
+		return true;
+	for (unsigned int i = 0; i < r->nb_addrs; i++) {
+		const struct rt_addr *a = &r->addr[i];
+		if (a->port != port || a->p.family != addr->family)
+			continue;
+		struct fib_prefix net = rt_prefix_network(&a->p), x = *addr;
+		x.len = a->p.len;
+		x = rt_prefix_network(&x);
+		if (rt_prefix_same(&net, &x))
+			return true;
+	}
+	return false;
+}
+
+struct fib_prefix
+rt_prefix_of_bytes(uint8_t family, const uint8_t *addr)
+{
+	struct fib_prefix p = {.family = family, .len = family == FIB_AF_INET ? 32 : 128};
+	if (family == FIB_AF_INET)
+		p.addr.v4 = (uint32_t)addr[0] << 24 | (uint32_t)addr[1] << 16 |
+			    (uint32_t)addr[2] << 8 | addr[3];
+	else
+		memcpy(p.addr.v6, addr, 16);
+	return p;
 }

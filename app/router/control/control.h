@@ -139,6 +139,51 @@ struct rt_control_hooks {
 
 struct rt_reasm;
 
+/* A file descriptor in the control core's epoll loop (loop.c). */
+struct rt_watch {
+	int fd;
+	void (*ready)(struct router *r, struct rt_watch *w, uint32_t events);
+};
+
+/* A port's control-plane port: its Linux TAP (tap.c) and what crosses it
+ * (cport.c). */
+struct rt_cport_stats {
+	uint64_t punted, punt_limited, punt_dropped; /* port -> Linux */
+	uint64_t injected, injected_group;           /* Linux -> port */
+	/* Frames from the TAP refused: too short or a broken IP header,
+	 * longer than the port's MTU, neither IPv4 nor IPv6; no mbuf. */
+	uint64_t inject_bad, inject_long, inject_ethertype, inject_nombuf;
+};
+
+/* The kernel route mirror (mirror.c): why a route was not followed. */
+enum rt_mirror_skip {
+	RT_MIRROR_SKIP_IFACE,    /* a path by another interface than a TAP */
+	RT_MIRROR_SKIP_ENCAP,    /* an encapsulation (MPLS, seg6...) */
+	RT_MIRROR_SKIP_SOURCE,   /* source-specific, or a TOS */
+	RT_MIRROR_SKIP_GATEWAY,  /* a gateway on no connected network */
+	RT_MIRROR_SKIP_CONFLICT, /* an operator's route holds its place */
+	RT_MIRROR_SKIP_NEXTHOP,  /* an unknown or unusable nexthop object */
+	RT_MIRROR_SKIP_FULL,     /* no room: nexthops, groups, lookup table */
+	RT_MIRROR_SKIP_COUNT,
+};
+
+struct rt_mirror_stats {
+	uint64_t added, replaced, deleted; /* routes in routerd's FIB */
+	uint64_t ignored;                  /* not the mirror's business */
+	uint64_t skipped[RT_MIRROR_SKIP_COUNT];
+	uint64_t malformed, unknown_attrs; /* messages, attributes */
+	uint64_t resyncs, swept;           /* dumps, and the routes they found gone */
+};
+
+struct rt_cport {
+	int fd;
+	int ifindex; /* 0: the port has none */
+	char name[16];
+	struct rt_watch w;
+	uint64_t milli, last_ms; /* the punt token bucket */
+	struct rt_cport_stats st;
+};
+
 /*
  * The router. dp is what the workers read (datapath.h); everything after
  * it is the control core's own, read by nobody else.
@@ -159,6 +204,8 @@ struct router {
 	uint64_t ctr[RT_CTR_COUNT];
 	struct rt_ra ra[RT_MAX_PORTS];
 	struct rt_link link[RT_MAX_PORTS];
+	struct rt_cport cport[RT_MAX_PORTS];
+	struct rt_mirror_stats mirror;
 	/* Fragments addressed to the router (reasm.h), and the
 	 * identification of its own IPv4 packets and IPv6 fragments. */
 	struct rt_reasm *reasm;
@@ -185,6 +232,16 @@ int rt_tables_create(struct router *r);
  * telemetry; after rt_tables_create. */
 int rt_control_init(struct router *r);
 void rt_control_fini(struct router *r);
+/* The control-plane ports (a TAP per port, with the port's MAC, MTU,
+ * state and addresses), unless r->conf.control_ports is off; after the
+ * ports are set up. @return 0 or a negative errno value. */
+int rt_cport_init(struct router *r);
+void rt_cport_fini(struct router *r);
+/* The kernel route mirror, unless control ports or kernel-routes are
+ * off: subscribes, dumps the kernel's tables and installs what it
+ * follows; after rt_cport_init. @return 0 or a negative errno value. */
+int rt_mirror_init(struct router *r);
+void rt_mirror_fini(struct router *r);
 /* Serve until r->stop; then send what must go out before the workers
  * stop (final router advertisements). */
 int rt_control_run(struct router *r);
@@ -194,10 +251,6 @@ int rt_control_run(struct router *r);
  * file descriptor registered here gets its callback when ready, and each
  * round hook runs once a round, after the events.
  */
-struct rt_watch {
-	int fd;
-	void (*ready)(struct router *r, struct rt_watch *w, uint32_t events);
-};
 /* EPOLLIN and so on; add, change, remove. @return 0 or -errno. */
 int rt_loop_watch(struct rt_watch *w, uint32_t events);
 int rt_loop_rewatch(struct rt_watch *w, uint32_t events);
@@ -209,10 +262,19 @@ int rt_loop_on_round(void (*fn)(struct router *r, uint64_t now_ms));
 /*
  * Addresses (addr.c).
  */
+/* A new gateway nexthop to (port, family, addr): its header now, if
+ * the neighbour is resolved already (neigh_glue.c). */
+void rt_neigh_publish(struct router *r, uint16_t port, uint8_t family, const uint8_t *addr);
+/* Is addr (a host prefix) on a connected network of the port (or
+ * link-local)? */
+bool rt_addr_on_link(const struct router *r, uint16_t port, const struct fib_prefix *addr);
 /* Prefixes equal: family, length and address. */
 bool rt_prefix_same(const struct fib_prefix *a, const struct fib_prefix *b);
 /* The network of an address: host bits cleared. */
 struct fib_prefix rt_prefix_network(const struct fib_prefix *p);
+/* The host prefix (/32, /128) of an address in network order (4 or 16
+ * bytes by family: FIB_AF_INET, FIB_AF_INET6). */
+struct fib_prefix rt_prefix_of_bytes(uint8_t family, const uint8_t *addr);
 /* An IPv6 link-local prefix (fe80::/10). */
 static inline bool
 rt_prefix_link_local(const struct fib_prefix *p)

@@ -130,6 +130,25 @@ void rt_ra_shutdown(struct router *r);
  * those due to be polled. */
 void rt_link_timer(struct router *r, uint64_t now_ms);
 
+/* cport.c: the control-plane ports' traffic. */ /* Hand m, for the router, to the TAP of port in: true when taken (sent,
+ * or dropped and counted), false when the port has no TAP. */
+bool rt_cport_punt(struct router *r, struct rte_mbuf *m, uint16_t in);
+
+/* mirror.c: dump the kernel's tables again at the next round (an
+ * interface set down loses its routes without a notification). */
+void rt_mirror_resync_soon(void);
+
+/* tap.c: the TAP devices. rt_tap_init opens them (control_ports on),
+ * with the port's MAC, MTU, state and addresses. */
+int rt_tap_init(struct router *r);
+void rt_tap_fini(struct router *r);
+void rt_tap_close(struct router *r, uint16_t port);
+/* Mirror an address added to or removed from a port. @return 0 or -errno. */
+int rt_tap_addr(struct router *r, uint16_t port, const struct fib_prefix *p, bool add);
+/* The port's administrative state and carrier, or its MTU, changed. */
+void rt_tap_link(struct router *r, uint16_t port, bool admin_up, bool carrier);
+void rt_tap_mtu(struct router *r, uint16_t port);
+
 /* telemetry.c: /router/stats and /router/workers for dpdk-telemetry.py. */
 void rt_telemetry_init(struct router *r);
 

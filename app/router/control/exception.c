@@ -115,7 +115,7 @@ local_in(struct router *r, struct rte_mbuf *m, uint16_t in)
 			rt_icmp_echo(r, m, in);
 			return;
 		}
-		if (rt_local_closed4(r, m, in))
+		if (rt_cport_punt(r, m, in) || rt_local_closed4(r, m, in))
 			return;
 	} else {
 		const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)l3;
@@ -135,7 +135,7 @@ local_in(struct router *r, struct rte_mbuf *m, uint16_t in)
 				return;
 			}
 		}
-		if (rt_local_closed6(r, m, in))
+		if (rt_cport_punt(r, m, in) || rt_local_closed6(r, m, in))
 			return;
 	}
 	r->ctr[RT_CTR_LOCAL_UNHANDLED]++; /* to the router, nothing here handles it: counted */

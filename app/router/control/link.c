@@ -63,6 +63,10 @@ settle(struct router *r, uint16_t port, bool admin_up, bool carrier)
 		rt_dp_port_bit_set(&dp->ports_down, port, false);
 	if (carrier && !was_carrier)
 		rt_dp_port_bit_set(&dp->ports_nocarrier, port, false);
+	if (admin_up != was_admin || carrier != was_carrier)
+		rt_tap_link(r, port, admin_up, carrier);
+	if (admin_up != was_admin)
+		rt_mirror_resync_soon();
 	if (oper == was_oper)
 		return;
 	if (!oper)
@@ -190,5 +194,6 @@ rt_link_set_mtu(struct router *r, uint16_t port, uint16_t mtu)
 	RT_LOG(NOTICE, control, "%s: mtu %u -> %u", p->name, p->mtu, mtu);
 	p->mtu = mtu;
 	rt_ra_changed(r, port);
+	rt_tap_mtu(r, port);
 	return 0;
 }

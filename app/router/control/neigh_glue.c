@@ -78,43 +78,17 @@ cb_probe(void *ctx, const struct neigh_key *k, const uint8_t *mac)
 static bool
 connected_host(const struct router *r, const struct neigh_key *k)
 {
-	if (rt_addr_is_local(r, k->family, k->addr))
-		return false;
-	for (unsigned int i = 0; i < r->nb_addrs; i++) {
-		const struct rt_addr *a = &r->addr[i];
-		if (a->port != k->port || a->p.family != k->family)
-			continue;
-		unsigned int len = a->p.len, full = len / 8;
-		uint8_t mine[16];
-		if (k->family == NEIGH_AF_INET) {
-			uint32_t be = rte_cpu_to_be_32(a->p.addr.v4);
-			memcpy(mine, &be, 4);
-		} else {
-			memcpy(mine, a->p.addr.v6, 16);
-		}
-		if (memcmp(mine, k->addr, full) != 0)
-			continue;
-		if (len % 8 && ((mine[full] ^ k->addr[full]) & (uint8_t)(0xff << (8 - len % 8))))
-			continue;
-		return true;
-	}
-	return false;
+	struct fib_prefix a = rt_prefix_of_bytes(k->family, k->addr);
+	return !rt_addr_is_local(r, k->family, k->addr) && rt_addr_on_link(r, k->port, &a);
 }
 
 static struct fib_route
 host_route(const struct neigh_key *k, uint32_t nh)
 {
-	struct fib_route hr = {.metric = HOST_METRIC, .origin = RT_ORIGIN_NEIGH, .nh = nh};
-	hr.dst.family = k->family;
-	if (k->family == NEIGH_AF_INET) {
-		hr.dst.len = 32;
-		hr.dst.addr.v4 = (uint32_t)k->addr[0] << 24 | (uint32_t)k->addr[1] << 16 |
-				 (uint32_t)k->addr[2] << 8 | k->addr[3];
-	} else {
-		hr.dst.len = 128;
-		memcpy(hr.dst.addr.v6, k->addr, 16);
-	}
-	return hr;
+	return (struct fib_route){.dst = rt_prefix_of_bytes(k->family, k->addr),
+				  .metric = HOST_METRIC,
+				  .origin = RT_ORIGIN_NEIGH,
+				  .nh = nh};
 }
 
 /* "192.0.2.2 on port0", for the log. */
@@ -246,4 +220,14 @@ rt_neigh_touch_used(struct router *r, uint64_t now)
 		struct neigh_key k = neigh_key(info.spec.port, info.spec.family, info.spec.gw);
 		neigh_touch(r->neigh, &k, now);
 	}
+}
+
+void
+rt_neigh_publish(struct router *r, uint16_t port, uint8_t family, const uint8_t *addr)
+{
+	struct neigh_info ni;
+	struct neigh_key k = neigh_key(port, family, addr);
+	if (neigh_get(r->neigh, &k, &ni) == 0 && ni.state != NEIGH_INCOMPLETE &&
+	    ni.state != NEIGH_FAILED)
+		nh_neigh_update(r->nh, port, family, addr, ni.mac);
 }

@@ -17,8 +17,10 @@
  * Addresses that need a closer look, by first octet, so that one table
  * load per address clears nearly every packet. As a source (RFC 1812
  * 5.3.7): 0/8, 127/8 and multicast are martian, and so is 255.255.255.255.
- * As a destination: 0/8 and 127/8 are martian, multicast is not routed,
- * 255.255.255.255 is for us. Other class E addresses are routed.
+ * As a destination: 0/8 and 127/8 are martian, multicast is not routed
+ * (link-local multicast, 224.0.0.0/24, is for the control core and its
+ * control-plane ports), 255.255.255.255 is for us. Other class E
+ * addresses are routed.
  */
 #define A4_SRC 1 /* octet alone decides: a martian source */
 #define A4_DST 2 /* octet alone decides: not forwarded as a destination */
@@ -43,6 +45,10 @@ special4(struct rt_worker *w, struct rte_mbuf *m, uint32_t src, uint32_t dst)
 	}
 	if ((dst >> 24) == 0 || (dst >> 24) == 127) {
 		dp_drop(w, m, RT_DROP_MARTIAN_DST);
+		return true;
+	}
+	if ((dst >> 8) == 0xe00000) { /* 224.0.0.0/24, link-local: OSPF, VRRP */
+		dp_punt(w, m, RT_PUNT_LOCAL, 0);
 		return true;
 	}
 	if ((dst >> 28) == 0xe) {

@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The control-plane ports' traffic (docs/control-plane.md); their devices
+ * are tap.c's. Low rate, control core only: the workers never see a TAP.
+ *
+ * Punt (port -> Linux): a packet for the router that routerd does not
+ * answer itself (TCP and UDP: BGP, BFD, SSH; OSPF, VRRP and other
+ * protocols; ICMP other than echo requests, such as the replies to a
+ * shell's ping; link-local multicast beyond neighbour and router
+ * discovery) is written to the TAP of the port it came in on, within a
+ * token bucket per port, so a flood at a router address costs the
+ * control core a bounded share and other ports' protocols nothing.
+ *
+ * Inject (Linux -> port): each frame the kernel writes to a TAP is
+ * checked (rt_cport_frame_class, cport_frame.c); a unicast IP packet is routed by
+ * routerd as if it had made it (rt_output: its FIB, its neighbours, no
+ * ICMP error about it), a multicast or broadcast frame (OSPF hellos, a
+ * daemon's router advertisements, IGMP and MLD) leaves the paired port
+ * unchanged.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <sys/epoll.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "cport_frame.h"
+#include "ctl_priv.h"
+
+/* Frames taken from one TAP a round: the loop goes on to its other work
+ * and comes back (epoll is level-triggered). */
+#define INJECT_PER_ROUND 64
+
+/* A punt token, if the port's bucket has one: punt_rate a second, a
+ * tenth of that (at least 32) at once. */
+static bool
+punt_token(struct router *r, struct rt_cport *c)
+{
+	uint64_t now = rt_now_ms(), rate = r->conf.punt_rate;
+	uint64_t burst = rate / 10 > 32 ? rate / 10 : 32;
+	if (now > c->last_ms) {
+		c->milli += (now - c->last_ms) * rate;
+		if (c->milli > burst * 1000)
+			c->milli = burst * 1000;
+		c->last_ms = now;
+	}
+	if (c->milli < 1000)
+		return false;
+	c->milli -= 1000;
+	return true;
+}
+
+bool
+rt_cport_punt(struct router *r, struct rte_mbuf *m, uint16_t in)
+{
+	if (in >= r->dp.nb_ports || r->cport[in].ifindex == 0)
+		return false;
+	struct rt_cport *c = &r->cport[in];
+	if (!punt_token(r, c)) {
+		c->st.punt_limited++;
+		rte_pktmbuf_free(m);
+		return true;
+	}
+	/* A reassembled datagram is a chain: one write of its segments. */
+	struct iovec iov[16];
+	int n = 0;
+	for (struct rte_mbuf *s = m; s != NULL && n < (int)RTE_DIM(iov); s = s->next, n++) {
+		iov[n].iov_base = rte_pktmbuf_mtod(s, void *);
+		iov[n].iov_len = rte_pktmbuf_data_len(s);
+	}
+	if (n == (int)RTE_DIM(iov) || writev(c->fd, iov, n) < 0)
+		c->st.punt_dropped++; /* the TAP's queue is full, or it is down */
+	else
+		c->st.punted++;
+	rte_pktmbuf_free(m);
+	return true;
+}
+
+static void
+inject(struct router *r, uint16_t port, struct rte_mbuf *m)
+{
+	struct rt_cport *c = &r->cport[port];
+	switch (rt_cport_frame_class(rte_pktmbuf_mtod(m, const uint8_t *), rte_pktmbuf_data_len(m),
+				     r->dp.port[port].mtu)) {
+	case RT_CPF_UNICAST:
+		c->st.injected++;
+		rt_output(r, m, port);
+		return;
+	case RT_CPF_GROUP:
+		c->st.injected_group++;
+		rte_pktmbuf_mtod(m, struct rte_ether_hdr *)->src_addr = r->dp.port[port].mac;
+		rt_ctl_tx(r, port, m);
+		return;
+	case RT_CPF_SHORT:
+	case RT_CPF_BAD_IP:
+		c->st.inject_bad++;
+		break;
+	case RT_CPF_LONG:
+		c->st.inject_long++;
+		break;
+	case RT_CPF_ETHERTYPE:
+		c->st.inject_ethertype++;
+		break;
+	}
+	rte_pktmbuf_free(m);
+}
+
+static void
+cport_ready(struct router *r, struct rt_watch *w, uint32_t events)
+{
+	(void)events;
+	struct rt_cport *c = (struct rt_cport *)((char *)w - offsetof(struct rt_cport, w));
+	uint16_t port = (uint16_t)(c - r->cport);
+	for (unsigned int i = 0; i < INJECT_PER_ROUND; i++) {
+		struct rte_mbuf *m = rte_pktmbuf_alloc(r->pool);
+		if (m == NULL) {
+			c->st.inject_nombuf++;
+			return;
+		}
+		uint16_t room = rte_pktmbuf_tailroom(m);
+		ssize_t len = read(c->fd, rte_pktmbuf_mtod(m, void *), room);
+		if (len <= 0) {
+			rte_pktmbuf_free(m);
+			return; /* EAGAIN: nothing more */
+		}
+		/* A frame that filled the buffer may have been cut: too long. */
+		rte_pktmbuf_append(m, (uint16_t)len);
+		if ((size_t)len >= room) {
+			c->st.inject_long++;
+			rte_pktmbuf_free(m);
+			continue;
+		}
+		inject(r, port, m);
+	}
+}
+
+int
+rt_cport_init(struct router *r)
+{
+	int rc = rt_tap_init(r);
+	if (rc < 0)
+		return rc;
+	for (uint16_t p = 0; p < r->dp.nb_ports; p++) {
+		struct rt_cport *c = &r->cport[p];
+		if (c->ifindex == 0)
+			continue;
+		c->w = (struct rt_watch){.fd = c->fd, .ready = cport_ready};
+		if ((rc = rt_loop_watch(&c->w, EPOLLIN)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+void
+rt_cport_fini(struct router *r)
+{
+	for (uint16_t p = 0; p < r->dp.nb_ports; p++)
+		if (r->cport[p].ifindex != 0)
+			rt_loop_unwatch(&r->cport[p].w);
+	rt_tap_fini(r);
+}

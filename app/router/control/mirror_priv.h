@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The kernel route mirror's state, shared by mirror.c (what it applies)
+ * and mirror_nl.c (what it reads from rtnetlink). Control core only. */
+#ifndef ROUTER_MIRROR_PRIV_H
+#define ROUTER_MIRROR_PRIV_H
+
+#include "ctl_priv.h"
+#include "mirror_set.h"
+#include "nl_route.h"
+
+/* Kernel nexthop objects (FRR's), by id: what a route's RTA_NH_ID means. */
+struct kobj {
+	bool used, dead; /* dead: deleted, its slot kept for the probe runs */
+	struct nlr_nexthop nh;
+};
+
+struct rt_mirror {
+	int ev, dump; /* notifications; requests and their answers */
+	struct rt_watch w;
+	struct mset own;
+	uint32_t gen;
+	struct kobj *obj;
+	size_t obj_cap, nb_obj;
+	bool resync; /* a notification was lost */
+	bool said[RT_MIRROR_SKIP_COUNT];
+};
+extern struct rt_mirror rt_mirror;
+
+/* Apply one message (a route or a nexthop object, new or deleted). */
+void rt_mirror_message(struct router *r, const struct nlmsghdr *h);
+/* Remove the mirror's route of key from the FIB and from its set. */
+void rt_mirror_withdraw(struct router *r, const struct mset_key *key);
+
+#endif
