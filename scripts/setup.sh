@@ -16,6 +16,7 @@ packages=(
 	dpdk dpdk-dev libdpdk-dev dpdk-doc libnuma-dev libbsd-dev libcmocka-dev
 	iproute2 iputils-ping traceroute tcpdump ethtool bc procps kmod
 	clang-format gnuplot-nox python3
+	bird2 frr
 )
 
 log() { printf 'setup: %s\n' "$*"; }
@@ -32,8 +33,17 @@ if ((${#missing[@]})); then
 	fi
 	log "installing ${missing[*]}"
 	export DEBIAN_FRONTEND=noninteractive
+	# The routing daemons (bird2, frr) are run by the tests in their own
+	# namespaces: their packages must not start them as services.
+	policy=
+	if [ ! -e /usr/sbin/policy-rc.d ]; then
+		printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d
+		chmod +x /usr/sbin/policy-rc.d
+		policy=/usr/sbin/policy-rc.d
+	fi
 	apt-get update -qq
 	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+	if [ -n "$policy" ]; then rm -f "$policy"; fi
 else
 	log "all packages present"
 fi

@@ -180,7 +180,12 @@ struct rt_cport {
 	int ifindex; /* 0: the port has none */
 	char name[16];
 	struct rt_watch w;
-	uint64_t milli, last_ms; /* the punt token bucket */
+	/* The punt token buckets: the routing protocols' packets
+	 * (rt_exc_class_local's proto class) and the rest, so that a flood
+	 * at the router's address never takes a BGP session's room. */
+	struct {
+		uint64_t milli, last_ms;
+	} bucket[2];
 	struct rt_cport_stats st;
 };
 

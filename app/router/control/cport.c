@@ -8,8 +8,10 @@
  * protocols; ICMP other than echo requests, such as the replies to a
  * shell's ping; link-local multicast beyond neighbour and router
  * discovery) is written to the TAP of the port it came in on, within a
- * token bucket per port, so a flood at a router address costs the
- * control core a bounded share and other ports' protocols nothing.
+ * token bucket per port for the routing protocols' packets and another
+ * for the rest, so a flood at a router address costs the control core a
+ * bounded share, other ports nothing, and a BGP session on the same port
+ * nothing either.
  *
  * Inject (Linux -> port): each frame the kernel writes to a TAP is
  * checked (rt_cport_frame_class, cport_frame.c); a unicast IP packet is routed by
@@ -31,22 +33,27 @@
  * and comes back (epoll is level-triggered). */
 #define INJECT_PER_ROUND 64
 
-/* A punt token, if the port's bucket has one: punt_rate a second, a
- * tenth of that (at least 32) at once. */
+/* A punt token, if the bucket of m's kind has one (the routing
+ * protocols', or the rest's): punt_rate a second each, a tenth of that
+ * (at least 32) at once. */
 static bool
-punt_token(struct router *r, struct rt_cport *c)
+punt_token(struct router *r, struct rt_cport *c, const struct rte_mbuf *m)
 {
+	unsigned int k = rt_exc_class_local(rte_pktmbuf_mtod(m, const uint8_t *),
+					    rte_pktmbuf_data_len(m)) == RT_EXC_PROTO
+				 ? 0
+				 : 1;
 	uint64_t now = rt_now_ms(), rate = r->conf.punt_rate;
 	uint64_t burst = rate / 10 > 32 ? rate / 10 : 32;
-	if (now > c->last_ms) {
-		c->milli += (now - c->last_ms) * rate;
-		if (c->milli > burst * 1000)
-			c->milli = burst * 1000;
-		c->last_ms = now;
+	if (now > c->bucket[k].last_ms) {
+		c->bucket[k].milli += (now - c->bucket[k].last_ms) * rate;
+		if (c->bucket[k].milli > burst * 1000)
+			c->bucket[k].milli = burst * 1000;
+		c->bucket[k].last_ms = now;
 	}
-	if (c->milli < 1000)
+	if (c->bucket[k].milli < 1000)
 		return false;
-	c->milli -= 1000;
+	c->bucket[k].milli -= 1000;
 	return true;
 }
 
@@ -56,7 +63,7 @@ rt_cport_punt(struct router *r, struct rte_mbuf *m, uint16_t in)
 	if (in >= r->dp.nb_ports || r->cport[in].ifindex == 0)
 		return false;
 	struct rt_cport *c = &r->cport[in];
-	if (!punt_token(r, c)) {
+	if (!punt_token(r, c, m)) {
 		c->st.punt_limited++;
 		rte_pktmbuf_free(m);
 		return true;

@@ -33,6 +33,7 @@
  * packet that is under a millisecond (docs/neigh.md). */
 static const unsigned int exc_budget[RT_EXC_CLASSES] = {
 	[RT_EXC_NEIGH] = 256,
+	[RT_EXC_PROTO] = 256,
 	[RT_EXC_LOCAL] = 256,
 	[RT_EXC_DATA] = 512,
 };

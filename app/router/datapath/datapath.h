@@ -59,6 +59,7 @@ static_assert(RT_MAX_WORKERS <= NH_WORKERS_MAX, "a nexthop view per worker");
 	X(MULTICAST, "multicast_not_routed")                                                       \
 	X(BLACKHOLE, "blackhole")                                                                  \
 	X(EXC_NEIGH_FULL, "exception_neigh_full")                                                  \
+	X(EXC_PROTO_FULL, "exception_proto_full")                                                  \
 	X(EXC_LOCAL_FULL, "exception_local_full")                                                  \
 	X(EXC_DATA_FULL, "exception_data_full")                                                    \
 	X(TX_FULL, "tx_full")                                                                      \
@@ -94,13 +95,77 @@ extern const char *const rt_punt_names[RT_PUNT_COUNT];
  * The exception path's classes, a ring each from every worker, so that a
  * flood of one class never costs another its room (docs/neigh.md):
  * neighbour and router discovery (ARP, NS, NA, RS: what resolution and
- * the router's reachability need), the rest of what is addressed to the
- * router, and forwarded packets that need help (a neighbour to resolve,
- * an ICMP error, fragmentation). The control core drains them in that
- * order, each within a budget a round.
+ * the router's reachability need); the routing protocols' packets for
+ * the control-plane ports (rt_exc_class_local); the rest of what is
+ * addressed to the router; and forwarded packets that need help (a
+ * neighbour to resolve, an ICMP error, fragmentation). The control core
+ * drains them in that order, each within a budget a round.
  */
-enum rt_exc_class { RT_EXC_NEIGH, RT_EXC_LOCAL, RT_EXC_DATA, RT_EXC_CLASSES };
+enum rt_exc_class { RT_EXC_NEIGH, RT_EXC_PROTO, RT_EXC_LOCAL, RT_EXC_DATA, RT_EXC_CLASSES };
 extern const char *const rt_exc_names[RT_EXC_CLASSES];
+
+#define RT_PORT_BGP 179
+#define RT_PORT_BFD 3784 /* single hop; 3785 echo */
+#define RT_PORT_BFD_MULTI 4784
+
+/*
+ * The class of a frame for the router (punted as RT_PUNT_LOCAL), from
+ * its first bytes only; the control core asks the same to pick the punt
+ * bucket of the control-plane port. Neighbour and router discovery
+ * (ICMPv6 133-137 right after the fixed header, the only place they are
+ * accepted); then the routing protocols: OSPF, VRRP, BFD, and TCP to or
+ * from BGP's port without SYN (a session's segments: a SYN flood at port
+ * 179 stays with the rest). A fragment is "local": its ports are not in
+ * it.
+ */
+static inline enum rt_exc_class
+rt_exc_class_local(const uint8_t *f, uint32_t len)
+{
+	const uint8_t *l4;
+	uint8_t proto;
+	if (len < RTE_ETHER_HDR_LEN + 20)
+		return RT_EXC_LOCAL;
+	const uint8_t *ip = f + RTE_ETHER_HDR_LEN;
+	if (f[12] == 0x08 && f[13] == 0x00) {
+		uint32_t ihl = (ip[0] & 0xfu) * 4;
+		if ((ip[6] & 0x3f) != 0 || ip[7] != 0 || RTE_ETHER_HDR_LEN + ihl > len)
+			return RT_EXC_LOCAL; /* a fragment, or a broken header */
+		proto = ip[9];
+		l4 = ip + ihl;
+	} else if (f[12] == 0x86 && f[13] == 0xdd && len >= RTE_ETHER_HDR_LEN + 40) {
+		proto = ip[6];
+		l4 = ip + 40;
+	} else {
+		return RT_EXC_LOCAL;
+	}
+	uint32_t room = len - (uint32_t)(l4 - f);
+	switch (proto) {
+	case 58: /* ICMPv6 */
+		return room >= 1 && l4[0] >= 133 && l4[0] <= 137 ? RT_EXC_NEIGH : RT_EXC_LOCAL;
+	case 89:  /* OSPF */
+	case 112: /* VRRP */
+		return RT_EXC_PROTO;
+	case 17: { /* UDP: BFD */
+		if (room < 4)
+			return RT_EXC_LOCAL;
+		uint16_t dport = (uint16_t)(l4[2] << 8 | l4[3]);
+		return dport == RT_PORT_BFD || dport == RT_PORT_BFD + 1 ||
+				       dport == RT_PORT_BFD_MULTI
+			       ? RT_EXC_PROTO
+			       : RT_EXC_LOCAL;
+	}
+	case 6: { /* TCP: BGP's segments, not its SYNs */
+		if (room < 14)
+			return RT_EXC_LOCAL;
+		uint16_t sport = (uint16_t)(l4[0] << 8 | l4[1]),
+			 dport = (uint16_t)(l4[2] << 8 | l4[3]);
+		bool bgp = sport == RT_PORT_BGP || dport == RT_PORT_BGP;
+		return bgp && !(l4[13] & 0x02) ? RT_EXC_PROTO : RT_EXC_LOCAL;
+	}
+	default:
+		return RT_EXC_LOCAL;
+	}
+}
 
 /* A worker's counters: written by that worker only, on its own lines,
  * read (racily, which is fine for counters) by the control core. */

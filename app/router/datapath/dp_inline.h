@@ -152,30 +152,18 @@ dp_drop(struct rt_worker *w, struct rte_mbuf *m, enum rt_drop why)
 	rte_pktmbuf_free(m);
 }
 
-/* The exception class of a packet for the router: IPv6 neighbour and
- * router discovery (ICMPv6 types 133-137 right after the fixed header,
- * the only place they are accepted) rank with ARP. */
-static inline enum rt_exc_class
-dp_local_class(const struct rte_mbuf *m)
-{
-	const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
-	if (rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN + 41 || f[12] != 0x86 || f[13] != 0xdd ||
-	    f[RTE_ETHER_HDR_LEN + 6] != IPPROTO_ICMPV6)
-		return RT_EXC_LOCAL;
-	uint8_t type = f[RTE_ETHER_HDR_LEN + 40];
-	return type >= 133 && type <= 137 ? RT_EXC_NEIGH : RT_EXC_LOCAL;
-}
-
 /* Hand a packet to the control core on its class's ring; it never
  * waits: a full ring drops, counted by class and port. */
 static inline void
 dp_punt(struct rt_worker *w, struct rte_mbuf *m, enum rt_punt why, uint32_t nh)
 {
-	static const uint8_t full[RT_EXC_CLASSES] = {RT_DROP_EXC_NEIGH_FULL, RT_DROP_EXC_LOCAL_FULL,
-						     RT_DROP_EXC_DATA_FULL};
-	enum rt_exc_class c = why == RT_PUNT_ARP     ? RT_EXC_NEIGH
-			      : why == RT_PUNT_LOCAL ? dp_local_class(m)
-						     : RT_EXC_DATA;
+	static const uint8_t full[RT_EXC_CLASSES] = {RT_DROP_EXC_NEIGH_FULL, RT_DROP_EXC_PROTO_FULL,
+						     RT_DROP_EXC_LOCAL_FULL, RT_DROP_EXC_DATA_FULL};
+	enum rt_exc_class c = why == RT_PUNT_ARP ? RT_EXC_NEIGH
+			      : why == RT_PUNT_LOCAL
+				      ? rt_exc_class_local(rte_pktmbuf_mtod(m, const uint8_t *),
+							   rte_pktmbuf_data_len(m))
+				      : RT_EXC_DATA;
 	*rt_meta(m) = (struct rt_meta){.nh = nh, .reason = (uint8_t)why}; /* own = 0 */
 	m->port = w->rx_port; /* the control core answers on it */
 	if (unlikely(rte_ring_sp_enqueue(w->exc[c], m) != 0)) {

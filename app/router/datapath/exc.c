@@ -10,7 +10,7 @@
 
 #include "datapath.h"
 
-const char *const rt_exc_names[RT_EXC_CLASSES] = {"neigh", "local", "data"};
+const char *const rt_exc_names[RT_EXC_CLASSES] = {"neigh", "proto", "local", "data"};
 
 int
 rt_worker_exc_create(struct rt_worker *w, unsigned int size)

@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# BIRD beside routerd (issue 28): BIRD runs in routerd's namespace with
+# config/bird.conf, peers over the control-plane ports, and drives
+# routerd's FIB through the kernel.
+#  1. eBGP with h2 (BIRD, AS 65002), which announces 2,000 prefixes and a
+#     /32 it holds on lo: the session comes up through punt and inject,
+#     the routes reach routerd as proto bird, and h1 reaches the /32
+#     through the workers;
+#  2. h2 withdraws a prefix: routerd drops it within a second; the
+#     router's BIRD stops: its routes go from the kernel and routerd; it
+#     starts again: they come back; a flow to h2's own address is not
+#     interrupted meanwhile;
+#  3. OSPF with h1 (BIRD): the adjacency reaches Full over port0
+#     (multicast hellos both ways), and h1's loopback, learnt by OSPF, is
+#     forwarded by routerd;
+#  4. a flood at the router's addresses while the session and a flow run
+#     (UDP from the BGP peer itself, SYNs from h1): the session stays up,
+#     the flow keeps its rate, the excess is counted.
+. "$(dirname "$0")/lib.sh"
+if ! command -v bird >/dev/null; then
+	echo "  FAIL bird is not installed (make setup installs bird2)"
+	exit 1
+fi
+two_hosts
+ns_exec h1 ip addr add 10.200.0.1/32 dev lo
+ns_exec h2 ip addr add 203.0.113.1/32 dev lo
+start_router
+
+BIRD_PIDS=()
+# bird_start NS NAME CONF: BIRD in namespace NS (the router's: "-"), its
+# control socket $WORK/NAME.ctl.
+bird_start() {
+	local ns=$1 name=$2 conf=$3
+	local where=(ip netns exec "$RT_NS")
+	[ "$ns" != - ] && where=(ip netns exec "$(ns_host "$ns")")
+	"${where[@]}" bird -f -c "$conf" -s "$WORK/$name.ctl" >>"$WORK/$name.log" 2>&1 &
+	BIRD_PIDS+=($!)
+	eval "BIRD_$name=$!"
+}
+birdc_() { birdc -s "$WORK/$1.ctl" "${@:2}"; }
+stop_birds() {
+	for p in "${BIRD_PIDS[@]}"; do
+		kill "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	BIRD_PIDS=()
+}
+trap 'stop_birds; finish' EXIT
+# until SECONDS CMD...: CMD succeeds within SECONDS (polled).
+until_s() {
+	local end=$((SECONDS + $1))
+	shift
+	while [ $SECONDS -lt "$end" ]; do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.2
+	done
+	"$@"
+}
+bird_routes() { rc route show proto bird | grep -c "${1:-.}" || true; }
+# Conditions re-evaluated at each poll of until_s.
+routes_ge() { [ "$(bird_routes)" -ge "$1" ]; }
+routes_eq() { [ "$(bird_routes "${2:-.}")" -eq "$1" ]; }
+
+# The peer: 2,000 prefixes (100.64.0.0/24 ... 100.71.207.0/24) and its /32.
+{
+	echo "router id 198.51.100.2;"
+	echo "protocol device { scan time 5; }"
+	echo "protocol static announced { ipv4;"
+	for i in $(seq 0 1999); do
+		echo "  route 100.$((64 + i / 256)).$((i % 256)).0/24 unreachable;"
+	done
+	echo "  route 203.0.113.1/32 unreachable;"
+	echo "}"
+	echo "protocol bgp peer1 { local 198.51.100.2 as 65002; neighbor 198.51.100.1 as 65001;"
+	echo "  hold time 9; keepalive time 3; connect retry time 2; error wait time 1, 5;"
+	echo "  ipv4 { import none; export all; }; }"
+} >"$WORK/peer.conf"
+sed 's|  route 100.64.5.0/24 unreachable;||' "$WORK/peer.conf" >"$WORK/peer-less.conf"
+cat >"$WORK/ospf-peer.conf" <<EOF
+router id 192.0.2.2;
+protocol device { scan time 5; }
+protocol direct { ipv4; interface "lo"; }
+protocol ospf v2 { ipv4 { import none; export where source = RTS_DEVICE; };
+  area 0 { interface "h1-r" { type broadcast; hello 1; dead 4; }; }; }
+EOF
+cp "$WORK/peer.conf" "$WORK/peer-now.conf"
+bird_start h2 peer "$WORK/peer-now.conf"
+bird_start - rtr "$ROOT/config/bird.conf"
+bird_start h1 ospfpeer "$WORK/ospf-peer.conf"
+
+echo "eBGP"
+check "the session is Established within 20 s" \
+	until_s 20 bash -c "birdc -s $WORK/rtr.ctl show protocols upstream | grep -q Established"
+check "2,001 routes reach routerd as proto bird" until_s 20 routes_ge 2001
+expect_out "... in JSON too, with their gateway" '"dst":"100.64.5.0/24","gateway":"198.51.100.2"' \
+	rc -j route show proto bird
+fwd0=$(stat total forwarded)
+check "h1 reaches h2's /32 through routerd" ns_exec h1 ping -c 3 -i 0.2 -W 2 203.0.113.1
+check "... forwarded by the workers" test "$(($(stat total forwarded) - fwd0))" -ge 4
+
+echo "withdraw and failure"
+receive h2 5000 40
+background flows send 198.51.100.2 5000 1 30000 - 1000
+sleep 1
+cp "$WORK/peer-less.conf" "$WORK/peer-now.conf"
+birdc_ peer configure >/dev/null
+check "a withdrawn prefix leaves routerd within a second" \
+	until_s 1 bash -c "! $BUILD/app/routerctl -S $SOCK route show 100.64.5.0/24 | grep -q ."
+kill "$BIRD_rtr"
+wait "$BIRD_rtr" 2>/dev/null
+check "BIRD stopped: its routes leave routerd" until_s 10 routes_eq 0
+bird_start - rtr "$ROOT/config/bird.conf"
+t0=$SECONDS
+check "BIRD started again: they come back" until_s 30 routes_ge 2000
+echo "  back in $((SECONDS - t0)) s"
+wait_bg
+sent=30000
+got=$(wc -l <"$WORK/h2.rx")
+echo "  a flow to h2 meanwhile: $got of $sent packets"
+check "it was not interrupted (at most 10 lost)" test "$got" -ge $((sent - 10))
+
+echo "OSPF"
+check "the adjacency is Full within 30 s" \
+	until_s 30 bash -c "birdc -s $WORK/rtr.ctl show ospf neighbors | grep -q Full"
+check "h1's loopback, by OSPF, reaches routerd" until_s 10 routes_eq 1 '^10.200.0.1 '
+check "h2 reaches it through routerd" ns_exec h2 ping -c 2 -i 0.2 -W 2 10.200.0.1
+
+echo "a flood at the router's address"
+since() { birdc -s "$WORK/rtr.ctl" show protocols upstream | awk '/upstream/ {print $4, $5}'; }
+up0=$(since)
+rc stats reset
+receive h2 5000 12
+background flows send 198.51.100.2 5000 1 8000 - 1000
+# UDP from the BGP peer itself, at the port the session runs on; SYNs
+# (BGP's port among them) from h1, on the other port.
+background ns_exec h2 python3 -c '
+import socket, time
+end = time.time() + 8
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+while time.time() < end:
+    for p in range(200):
+        u.sendto(b"x" * 32, ("198.51.100.1", 40000 + p))'
+ns_exec h1 python3 -c '
+import socket, time
+end = time.time() + 8
+while time.time() < end:
+    t = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    t.setblocking(False)
+    try:
+        t.connect(("192.0.2.1", 179))
+    except BlockingIOError:
+        pass
+    t.close()'
+wait_bg
+got=$(wc -l <"$WORK/h2.rx")
+echo "  the flow under the flood: $got of 8000; punts refused: $(stat port port1.cport_punt_limited) on port1, $(stat port port0.cport_punt_limited) on port0"
+check "the flow kept its rate (95%)" test "$got" -ge 7600
+check "the session stayed up" bash -c "birdc -s $WORK/rtr.ctl show protocols upstream | grep -q Established"
+check "... without going down (the same since)" test "$(since)" = "$up0"
+check "the excess was counted" test "$(stat port port1.cport_punt_limited)" -gt 0
+done_tests
