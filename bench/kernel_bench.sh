@@ -100,7 +100,7 @@ for _ in 1 2 3; do
 	rm -f "$work/sock"
 	printf 'addr add 192.0.2.1/24 dev port0\naddr add 198.51.100.1/24 dev port1\n' >"$work/startup"
 	"$build/app/routerd" -l 0,1 --no-pci --file-prefix=kb --log-level=lib.eal:error \
-		--no-telemetry --vdev=net_ring0 --vdev=net_ring1 -- --socket "$work/sock" \
+		--no-telemetry --vdev=net_ring0 --vdev=net_ring1 -- --no-control-ports --socket "$work/sock" \
 		--startup "$work/startup" >"$work/routerd.log" 2>&1 &
 	rt_pid=$!
 	for _ in $(seq 100); do [ -S "$work/sock" ] && break; sleep 0.1; done

@@ -85,7 +85,7 @@ start_routerd() {
 		neigh add 2001:db8:2::2 lladdr 02:00:00:00:00:02 dev port1
 	EOS
 	rm -f "$work/sock"
-	"$build/app/routerd" "${rx_eal[@]}" -- --socket "$work/sock" --startup "$work/startup" \
+	"$build/app/routerd" "${rx_eal[@]}" -- --no-control-ports --socket "$work/sock" --startup "$work/startup" \
 		--set idle-backoff=off >"$work/rx.log" 2>&1 &
 	rx_pid=$!
 	log=$work/rx.log wait_up "$rx_pid" test -S "$work/sock"

@@ -63,7 +63,7 @@ out=port1
 "$build/app/routerd" -l 0,1 $mem --no-pci --no-telemetry --file-prefix=mrc-r \
 	--log-level=lib.eal:error \
 	"--vdev=net_memif0,role=server,socket=$sock,socket-abstract=no,mac=$mac" \
-	--vdev=net_null0 -- --socket "$rsock" --startup "$work/startup" >"$work/routerd.log" 2>&1 &
+	--vdev=net_null0 -- --no-control-ports --socket "$rsock" --startup "$work/startup" >"$work/routerd.log" 2>&1 &
 rpid=$!
 for _ in $(seq 300); do
 	[ -S "$rsock" ] && break

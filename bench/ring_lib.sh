@@ -89,7 +89,7 @@ ring_start_routerd() {
 		printf '%s\n' "$@"
 	} >"$work/startup"
 	rm -f "$work/sock"
-	"$build/app/routerd-loop" -l 0,1 "${eal[@]}" -- --socket "$work/sock" \
+	"$build/app/routerd-loop" -l 0,1 "${eal[@]}" -- --no-control-ports --socket "$work/sock" \
 		--startup "$work/startup" --set idle-backoff=off >"$work/log" 2>&1 &
 	pid=$!
 	wait_up "$pid" test -S "$work/sock"

@@ -72,7 +72,7 @@ routes_eq() { [ "$(bird_routes "${2:-.}")" -eq "$1" ]; }
 	echo "  route 203.0.113.1/32 unreachable;"
 	echo "}"
 	echo "protocol bgp peer1 { local 198.51.100.2 as 65002; neighbor 198.51.100.1 as 65001;"
-	echo "  hold time 9; keepalive time 3; connect retry time 2; error wait time 1, 5;"
+	echo "  hold time 30; keepalive time 10; connect retry time 2; error wait time 1, 5;"
 	echo "  ipv4 { import none; export all; }; }"
 } >"$WORK/peer.conf"
 sed 's|  route 100.64.5.0/24 unreachable;||' "$WORK/peer.conf" >"$WORK/peer-less.conf"
@@ -158,4 +158,7 @@ check "the flow kept its rate (95%)" test "$got" -ge 7600
 check "the session stayed up" bash -c "birdc -s $WORK/rtr.ctl show protocols upstream | grep -q Established"
 check "... without going down (the same since)" test "$(since)" = "$up0"
 check "the excess was counted" test "$(stat port port1.cport_punt_limited)" -gt 0
+check "no BGP segment was refused by the punt buckets" \
+	test "$(stat port port1.cport_punt_limited_proto)" -eq 0
+check "... nor by the exception path" test "$(stat port port1.exc_drop_proto)" -eq 0
 done_tests

@@ -91,6 +91,8 @@ port_lines(struct cli *c, const struct rt_wstats *s)
 		stat_line2(c, "port", name, "cport_punted", cs->punted - cb->punted);
 		stat_line2(c, "port", name, "cport_punt_limited",
 			   cs->punt_limited - cb->punt_limited);
+		stat_line2(c, "port", name, "cport_punt_limited_proto",
+			   cs->punt_limited_proto - cb->punt_limited_proto);
 		stat_line2(c, "port", name, "cport_punt_dropped",
 			   cs->punt_dropped - cb->punt_dropped);
 		stat_line2(c, "port", name, "cport_injected", cs->injected - cb->injected);

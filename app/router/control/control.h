@@ -148,8 +148,10 @@ struct rt_watch {
 /* A port's control-plane port: its Linux TAP (tap.c) and what crosses it
  * (cport.c). */
 struct rt_cport_stats {
-	uint64_t punted, punt_limited, punt_dropped; /* port -> Linux */
-	uint64_t injected, injected_group;           /* Linux -> port */
+	uint64_t punted, punt_dropped; /* port -> Linux */
+	/* Refused by the punt buckets: the rest's, the routing protocols'. */
+	uint64_t punt_limited, punt_limited_proto;
+	uint64_t injected, injected_group; /* Linux -> port */
 	/* Frames from the TAP refused: too short or a broken IP header,
 	 * longer than the port's MTU, neither IPv4 nor IPv6; no mbuf. */
 	uint64_t inject_bad, inject_long, inject_ethertype, inject_nombuf;

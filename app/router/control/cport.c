@@ -37,12 +37,8 @@
  * protocols', or the rest's): punt_rate a second each, a tenth of that
  * (at least 32) at once. */
 static bool
-punt_token(struct router *r, struct rt_cport *c, const struct rte_mbuf *m)
+punt_token(struct router *r, struct rt_cport *c, unsigned int k)
 {
-	unsigned int k = rt_exc_class_local(rte_pktmbuf_mtod(m, const uint8_t *),
-					    rte_pktmbuf_data_len(m)) == RT_EXC_PROTO
-				 ? 0
-				 : 1;
 	uint64_t now = rt_now_ms(), rate = r->conf.punt_rate;
 	uint64_t burst = rate / 10 > 32 ? rate / 10 : 32;
 	if (now > c->bucket[k].last_ms) {
@@ -63,8 +59,15 @@ rt_cport_punt(struct router *r, struct rte_mbuf *m, uint16_t in)
 	if (in >= r->dp.nb_ports || r->cport[in].ifindex == 0)
 		return false;
 	struct rt_cport *c = &r->cport[in];
-	if (!punt_token(r, c, m)) {
-		c->st.punt_limited++;
+	unsigned int k = rt_exc_class_local(rte_pktmbuf_mtod(m, const uint8_t *),
+					    rte_pktmbuf_data_len(m)) == RT_EXC_PROTO
+				 ? 0
+				 : 1;
+	if (!punt_token(r, c, k)) {
+		if (k == 0)
+			c->st.punt_limited_proto++;
+		else
+			c->st.punt_limited++;
 		rte_pktmbuf_free(m);
 		return true;
 	}

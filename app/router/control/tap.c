@@ -193,10 +193,16 @@ tap_open(struct router *r, uint16_t port)
 	sysctl_set("ipv6", c->name, "forwarding", "0");
 	sysctl_set("ipv4", c->name, "forwarding", "0");
 	sysctl_set("ipv4", c->name, "rp_filter", "0");
-	memset(&ifr, 0, sizeof(ifr));
-	ifr.ifr_hwaddr.sa_family = ARPHRD_ETHER;
-	memcpy(ifr.ifr_hwaddr.sa_data, &r->dp.port[port].mac, 6);
-	int rc = ifreq_ioctl(c->name, SIOCSIFHWADDR, &ifr);
+	/* The port's MAC, when it is one a Linux interface may have (a
+	 * net_ring port's is all zeros: the TAP keeps its own, which does
+	 * not matter, as routerd routes its frames by IP). */
+	int rc = 0;
+	if (rte_is_valid_assigned_ether_addr(&r->dp.port[port].mac)) {
+		memset(&ifr, 0, sizeof(ifr));
+		ifr.ifr_hwaddr.sa_family = ARPHRD_ETHER;
+		memcpy(ifr.ifr_hwaddr.sa_data, &r->dp.port[port].mac, 6);
+		rc = ifreq_ioctl(c->name, SIOCSIFHWADDR, &ifr);
+	}
 	if (rc == 0)
 		rc = set_flag(c->name, IFF_NOARP, true);
 	if (rc == 0) {
