@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "conf.h"
+#include "control.h"
 #include "nexthop.h"
 
 void
@@ -55,13 +56,6 @@ set_u32(const char *v, uint32_t min, uint32_t max, uint32_t *out)
 static const char *
 set_protocols(struct rt_settings *s, const char *val)
 {
-	static const struct {
-		const char *name;
-		uint8_t v;
-	} names[] = {{"kernel", 2}, {"boot", 3},        {"static", 4},  {"zebra", 11},
-		     {"bird", 12},  {"babel", 42},      {"bgp", 186},   {"isis", 187},
-		     {"ospf", 188}, {"rip", 189},       {"eigrp", 192}, {"sharp", 194},
-		     {"pbr", 195},  {"openfabric", 197}};
 	memset(s->kernel_protocols, 0, sizeof(s->kernel_protocols));
 	s->kernel_protocols_set = strcmp(val, "all") != 0;
 	if (!s->kernel_protocols_set)
@@ -72,14 +66,11 @@ set_protocols(struct rt_settings *s, const char *val)
 	strcpy(buf, val);
 	for (char *save, *t = strtok_r(buf, ",", &save); t != NULL;
 	     t = strtok_r(NULL, ",", &save)) {
+		uint8_t o;
 		uint32_t v;
-		bool found = false;
-		for (unsigned int i = 0; i < sizeof(names) / sizeof(names[0]) && !found; i++)
-			if (strcmp(t, names[i].name) == 0) {
-				v = names[i].v;
-				found = true;
-			}
-		if (!found && set_u32(t, 0, 255, &v) < 0)
+		if (rt_origin_by_name(t, &o) == 0)
+			v = o;
+		else if (set_u32(t, 0, 255, &v) < 0)
 			return "expected all, or protocols by name or number "
 			       "(bird,bgp,ospf,zebra,static,...)";
 		s->kernel_protocols[v / 8] |= (uint8_t)(1u << (v % 8));

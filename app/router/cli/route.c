@@ -19,34 +19,12 @@
 const char *const cli_route_types[FIB_RT_COUNT] = {
 	"unicast", "local", "blackhole", "unreachable", "prohibit", "broadcast", "throw"};
 
-/* Route origins by name, as iproute2's rt_protos names them. 253 is
- * the router's own (its hidden host routes for neighbours). */
-static const struct {
-	const char *name;
-	uint8_t v;
-} origins[] = {{"redirect", 1},
-	       {"kernel", RT_ORIGIN_KERNEL},
-	       {"boot", RT_ORIGIN_BOOT},
-	       {"static", 4},
-	       {"ra", 9},
-	       {"zebra", 11},
-	       {"bird", 12},
-	       {"dhcp", 16},
-	       {"keepalived", 18},
-	       {"babel", 42},
-	       {"bgp", 186},
-	       {"isis", 187},
-	       {"ospf", 188},
-	       {"rip", 189},
-	       {"eigrp", 192},
-	       {"neigh", RT_ORIGIN_NEIGH}};
-
 const char *
 cli_origin_name(uint8_t o, char *buf, size_t len)
 {
-	for (unsigned int i = 0; i < RTE_DIM(origins); i++)
-		if (origins[i].v == o)
-			return origins[i].name;
+	const char *name = rt_origin_name(o);
+	if (name != NULL)
+		return name;
 	snprintf(buf, len, "%u", o);
 	return buf;
 }
@@ -55,11 +33,8 @@ cli_origin_name(uint8_t o, char *buf, size_t len)
 int
 cli_parse_origin(struct cli *c, const char *s, uint8_t *out)
 {
-	for (unsigned int i = 0; s != NULL && i < RTE_DIM(origins); i++)
-		if (strcmp(s, origins[i].name) == 0) {
-			*out = origins[i].v;
-			return 0;
-		}
+	if (rt_origin_by_name(s, out) == 0)
+		return 0;
 	uint32_t v;
 	int rc = cli_parse_u32(c, "proto", s, 255, &v);
 	*out = (uint8_t)v;

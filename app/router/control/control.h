@@ -39,6 +39,10 @@
 #define RT_ORIGIN_KERNEL 2  /* an address's local and connected routes */
 #define RT_ORIGIN_BOOT 3    /* added by an operator */
 #define RT_ORIGIN_NEIGH 253 /* host routes for resolved neighbours (hidden) */
+/* An origin's name (iproute2's and FRR's, origin.c), or NULL for one
+ * without; and the origin of a name: 0, or -ENOENT. */
+const char *rt_origin_name(uint8_t v);
+int rt_origin_by_name(const char *name, uint8_t *v);
 
 struct rt_addr {
 	uint16_t port;
