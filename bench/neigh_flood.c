@@ -118,8 +118,8 @@ flood(uint32_t packets, uint32_t *next)
 		}
 		dp_burst(&r.dp, w, 0, pkts, RT_BURST);
 		struct rte_mbuf *x[RT_BURST];
-		unsigned int n =
-			rte_ring_sc_dequeue_burst(w->exc[RT_EXC_DATA], (void **)x, RT_BURST, NULL);
+		unsigned int n = rte_ring_sc_dequeue_burst(w->exc[0][RT_EXC_DATA], (void **)x,
+							   RT_BURST, NULL);
 		uint64_t t0 = bench_tsc();
 		rt_exception_burst(&r, x, n);
 		uint64_t now = rt_now_ms();

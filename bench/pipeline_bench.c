@@ -178,7 +178,8 @@ run(const struct dests *d, bool copied)
 			rte_eth_tx_buffer_flush(p, 0, w->txb[p]);
 		for (unsigned int c = 0; c < RT_EXC_CLASSES; c++) {
 			struct rte_mbuf *x[64];
-			unsigned int n = rte_ring_sc_dequeue_burst(w->exc[c], (void **)x, 64, NULL);
+			unsigned int n =
+				rte_ring_sc_dequeue_burst(w->exc[0][c], (void **)x, 64, NULL);
 			rte_pktmbuf_free_bulk(x, n);
 		}
 	}

@@ -156,9 +156,10 @@ tx_buffer(uint16_t port, uint64_t *dropped)
 static int
 setup_worker_io(struct router *r)
 {
+	unsigned int shift = rt_exc_ring_shift(r->dp.nb_ports, r->dp.nb_workers, r->conf.nb_mbufs);
 	for (unsigned int i = 0; i < r->dp.nb_workers; i++) {
 		struct rt_worker *w = &r->dp.worker[i];
-		int rc = rt_worker_exc_create(w, 1024);
+		int rc = rt_worker_exc_create(w, r->dp.nb_ports, shift);
 		if (rc < 0)
 			return rc;
 		w->nh = nh_worker_view(r->nh, i);

@@ -75,7 +75,7 @@ dp_harness_setup(struct router *r, unsigned int tx_buffer)
 	if (r->dp.nb_ports < 2)
 		die("two ports are needed (--vdev=net_null0 --vdev=net_null1)", EINVAL);
 	struct rt_worker *w = &r->dp.worker[0];
-	rc = rt_worker_exc_create(w, 1024);
+	rc = rt_worker_exc_create(w, r->dp.nb_ports, 0);
 	w->nh = nh_worker_view(r->nh, 0);
 	w->nh_used = rte_zmalloc("nh_used", sizeof(uint32_t) * (NH_INDEX_MAX + 1), 64);
 	if (rc < 0 || w->nh_used == NULL)

@@ -8,9 +8,9 @@
  * after QSBR grace periods; and calls the round hooks.
  *
  * The work a round does on exception packets is bounded by a budget per
- * class and worker, so a flood of one class (or on one worker's rings)
- * cannot hold up the timers, the sockets or the other classes for long;
- * neighbour discovery goes first. What a round leaves waits for the
+ * ring (a class's from one worker and port), so a flood of one class, or
+ * on one port, cannot hold up the timers, the sockets, the other classes
+ * or the other ports for long; neighbour discovery goes first. What a round leaves waits for the
  * next, a millisecond later: under a flood the control core spends at
  * most its budgets' worth of work a millisecond on exceptions, and the
  * rest of the flood is dropped (and counted) at the ring by class.
@@ -28,9 +28,10 @@
 #include "ctl_priv.h"
 #include "reasm.h"
 
-/* Packets a round takes from each worker's ring of a class. A round
- * costs at most their sum a worker; at a few hundred nanoseconds a
- * packet that is under a millisecond (docs/neigh.md). */
+/* Packets a round takes from each ring of a class (a worker's, for one
+ * ingress port). A round costs at most their sum a worker and flooded
+ * port; at a few hundred nanoseconds a packet that is under a
+ * millisecond (docs/neigh.md). */
 static const unsigned int exc_budget[RT_EXC_CLASSES] = {
 	[RT_EXC_NEIGH] = 256,
 	[RT_EXC_PROTO] = 256,
@@ -132,18 +133,20 @@ drain_exceptions(struct router *r)
 {
 	struct rte_mbuf *pkts[EXC_BURST];
 	for (unsigned int c = 0; c < RT_EXC_CLASSES; c++)
-		for (unsigned int w = 0; w < r->dp.nb_workers; w++) {
-			struct rte_ring *ring = r->dp.worker[w].exc[c];
-			unsigned int done = 0, n;
-			while (done < exc_budget[c] &&
-			       (n = rte_ring_sc_dequeue_burst(
-					ring, (void **)pkts,
-					RTE_MIN((unsigned int)EXC_BURST, exc_budget[c] - done),
-					NULL)) > 0) {
-				rt_exception_burst(r, pkts, n);
-				done += n;
+		for (unsigned int w = 0; w < r->dp.nb_workers; w++)
+			for (uint16_t p = 0; p < r->dp.nb_ports; p++) {
+				struct rte_ring *ring = r->dp.worker[w].exc[p][c];
+				unsigned int done = 0, n;
+				while (done < exc_budget[c] &&
+				       (n = rte_ring_sc_dequeue_burst(
+						ring, (void **)pkts,
+						RTE_MIN((unsigned int)EXC_BURST,
+							exc_budget[c] - done),
+						NULL)) > 0) {
+					rt_exception_burst(r, pkts, n);
+					done += n;
+				}
 			}
-		}
 }
 
 /* The timers: links and router advertisements each round; the nexthops' use and

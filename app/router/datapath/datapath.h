@@ -11,7 +11,7 @@
  * reads the workers' counters through const views (rt_dp_worker_stats).
  *
  * Nothing here calls into the control core or the CLI: packets that need
- * them go on each worker's exception ring, and the control core's own
+ * them go on each worker's exception rings, and the control core's own
  * packets come back on one ring that worker 0 transmits.
  */
 #ifndef ROUTER_DATAPATH_H
@@ -92,14 +92,16 @@ extern const char *const rt_drop_names[RT_DROP_COUNT];
 extern const char *const rt_punt_names[RT_PUNT_COUNT];
 
 /*
- * The exception path's classes, a ring each from every worker, so that a
- * flood of one class never costs another its room (docs/neigh.md):
+ * The exception path's classes, a ring each from every worker and for
+ * every port it receives on, so that a flood of one class never costs
+ * another its room, nor a flood on one port another port's
+ * (docs/neigh.md):
  * neighbour and router discovery (ARP, NS, NA, RS: what resolution and
  * the router's reachability need); the routing protocols' packets for
  * the control-plane ports (rt_exc_class_local); the rest of what is
  * addressed to the router; and forwarded packets that need help (a
  * neighbour to resolve, an ICMP error, fragmentation). The control core
- * drains them in that order, each within a budget a round.
+ * drains them in that order, each ring within a budget a round.
  */
 enum rt_exc_class { RT_EXC_NEIGH, RT_EXC_PROTO, RT_EXC_LOCAL, RT_EXC_DATA, RT_EXC_CLASSES };
 extern const char *const rt_exc_names[RT_EXC_CLASSES];
@@ -196,8 +198,10 @@ struct rt_wstats {
 struct rt_worker {
 	unsigned int id; /* 0..nb_workers-1: QSBR thread id, queue index */
 	unsigned int lcore;
-	struct rte_ring *exc[RT_EXC_CLASSES]; /* to the control core */
-	const struct nh_dp *nh;               /* this worker's nexthop lines */
+	/* To the control core, by ingress port and class: a cold path's
+	 * pointers (512 bytes), read only by dp_punt. */
+	struct rte_ring *exc[RT_MAX_PORTS][RT_EXC_CLASSES];
+	const struct nh_dp *nh; /* this worker's nexthop lines */
 	struct rte_eth_dev_tx_buffer *txb[RT_MAX_PORTS];
 	uint64_t tx_dropped[RT_MAX_PORTS]; /* written by the TX buffer callback */
 	/* Worker 0: the control core's packets, apart from forwarded ones
@@ -381,9 +385,14 @@ rt_dp_flow_hash6(const struct rt_dp *dp, const uint8_t src[16], const uint8_t ds
 
 /* The worker loop (rte_eal_remote_launch's function; arg: the rt_dp). */
 int rt_worker_main(void *arg);
-/** Create worker w's exception rings (single producer and consumer), of
- * `size` packets each. @return 0 or a negative errno value. */
-int rt_worker_exc_create(struct rt_worker *w, unsigned int size);
+/** How far to scale the exception rings' sizes down (a right shift) so
+ * that all of them full hold at most half of nb_mbufs. */
+unsigned int rt_exc_ring_shift(unsigned int nb_ports, unsigned int nb_workers,
+			       unsigned int nb_mbufs);
+/** Create worker w's exception rings (single producer and consumer), a
+ * ring per class for each of ports 0..nb_ports-1, their sizes shifted
+ * right by shift. @return 0 or a negative errno value. */
+int rt_worker_exc_create(struct rt_worker *w, unsigned int nb_ports, unsigned int shift);
 
 /* A whole received burst on port, as the worker runs it: classify by
  * ethertype, validate, look up, act. What bench/ and the tests measure. */

@@ -152,8 +152,8 @@ dp_drop(struct rt_worker *w, struct rte_mbuf *m, enum rt_drop why)
 	rte_pktmbuf_free(m);
 }
 
-/* Hand a packet to the control core on its class's ring; it never
- * waits: a full ring drops, counted by class and port. */
+/* Hand a packet to the control core on its ingress port's ring of its
+ * class; it never waits: a full ring drops, counted by class and port. */
 static inline void
 dp_punt(struct rt_worker *w, struct rte_mbuf *m, enum rt_punt why, uint32_t nh)
 {
@@ -166,7 +166,7 @@ dp_punt(struct rt_worker *w, struct rte_mbuf *m, enum rt_punt why, uint32_t nh)
 				      : RT_EXC_DATA;
 	*rt_meta(m) = (struct rt_meta){.nh = nh, .reason = (uint8_t)why}; /* own = 0 */
 	m->port = w->rx_port; /* the control core answers on it */
-	if (unlikely(rte_ring_sp_enqueue(w->exc[c], m) != 0)) {
+	if (unlikely(rte_ring_sp_enqueue(w->exc[w->rx_port][c], m) != 0)) {
 		w->st.port_exc_drop[w->rx_port][c]++;
 		dp_drop(w, m, (enum rt_drop)full[c]);
 		return;

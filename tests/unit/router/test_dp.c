@@ -115,6 +115,66 @@ test_fast_frame(void **state)
 	rte_pktmbuf_free(m);
 }
 
+/* An IPv4 frame to the routed 198.18.0.1 arriving on port with TTL 1:
+ * one the worker hands to the control core (data class) for an ICMP
+ * time exceeded. */
+static struct rte_mbuf *
+expiring(uint16_t port)
+{
+	static const uint8_t src[4] = {192, 0, 2, 2}, dst[4] = {198, 18, 0, 1};
+	struct rte_mbuf *m = rte_pktmbuf_alloc(r.pool);
+	assert_non_null(m);
+	udp_frame(m, FIB_AF_INET, &r.dp.port[port].mac, (const struct rte_ether_addr *)gw_mac, src,
+		  dst, 1024);
+	struct rte_ipv4_hdr *ip =
+		rte_pktmbuf_mtod_offset(m, struct rte_ipv4_hdr *, RTE_ETHER_HDR_LEN);
+	ip->time_to_live = 1;
+	ip->hdr_checksum = 0;
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	return m;
+}
+
+/* A flood that fills its port's exception ring costs that port alone:
+ * another port's packet of the same class still goes to the control
+ * core, and the drops are counted on the flooded port (docs/neigh.md). */
+static void
+test_exc_rings_by_port(void **state)
+{
+	(void)state;
+	struct rt_worker *w = &r.dp.worker[0];
+	unsigned int room = rte_ring_get_capacity(w->exc[0][RT_EXC_DATA]);
+	uint64_t drop0 = w->st.port_exc_drop[0][RT_EXC_DATA];
+	for (unsigned int i = 0; i < room + 100; i++) {
+		struct rte_mbuf *m = expiring(0);
+		dp_burst(&r.dp, w, 0, &m, 1);
+	}
+	assert_int_equal(rte_ring_count(w->exc[0][RT_EXC_DATA]), room);
+	assert_int_equal(w->st.port_exc_drop[0][RT_EXC_DATA] - drop0, 100);
+	struct rte_mbuf *m = expiring(1);
+	dp_burst(&r.dp, w, 1, &m, 1);
+	assert_int_equal(rte_ring_count(w->exc[1][RT_EXC_DATA]), 1);
+	assert_int_equal(w->st.port_exc_drop[1][RT_EXC_DATA], 0);
+	struct rte_mbuf *x[64];
+	unsigned int n;
+	for (uint16_t p = 0; p < 2; p++)
+		while ((n = rte_ring_dequeue_burst(w->exc[p][RT_EXC_DATA], (void **)x, 64, NULL)) >
+		       0)
+			rte_pktmbuf_free_bulk(x, n);
+}
+
+/* The rings' sizes scale down so that all of them full hold at most
+ * half the pool, and never below 64 a ring. */
+static void
+test_exc_ring_shift(void **state)
+{
+	(void)state;
+	assert_int_equal(rt_exc_ring_shift(2, 1, 8191), 0); /* 1,280 a port */
+	assert_int_equal(rt_exc_ring_shift(3, 1, 8191), 0);
+	assert_int_equal(rt_exc_ring_shift(4, 1, 8191), 1);
+	assert_int_equal(rt_exc_ring_shift(16, 8, 8191), 2); /* the floor: 64 a ring */
+	assert_int_equal(rt_exc_ring_shift(16, 8, 1u << 20), 0);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -127,9 +187,9 @@ main(int argc, char **argv)
 	if (fib_route_add(r.fib, &rt) < 0)
 		return 1;
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_fast_frame),
-		cmocka_unit_test(test_no_offload),
-		cmocka_unit_test(test_offload),
+		cmocka_unit_test(test_fast_frame),     cmocka_unit_test(test_no_offload),
+		cmocka_unit_test(test_offload),        cmocka_unit_test(test_exc_rings_by_port),
+		cmocka_unit_test(test_exc_ring_shift),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	rte_eal_cleanup();

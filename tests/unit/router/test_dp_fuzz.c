@@ -436,12 +436,13 @@ drain_exceptions(void)
 {
 	struct rte_mbuf *m[64];
 	unsigned int n, total = 0;
-	for (unsigned int c = 0; c < RT_EXC_CLASSES; c++)
-		while ((n = rte_ring_dequeue_burst(r.dp.worker[0].exc[c], (void **)m, RTE_DIM(m),
-						   NULL)) > 0) {
-			rte_pktmbuf_free_bulk(m, n);
-			total += n;
-		}
+	for (uint16_t p = 0; p < r.dp.nb_ports; p++)
+		for (unsigned int c = 0; c < RT_EXC_CLASSES; c++)
+			while ((n = rte_ring_dequeue_burst(r.dp.worker[0].exc[p][c], (void **)m,
+							   RTE_DIM(m), NULL)) > 0) {
+				rte_pktmbuf_free_bulk(m, n);
+				total += n;
+			}
 	return total;
 }
 
