@@ -168,10 +168,11 @@ members_valid(const struct nh_table *t, const struct nh_member *m, unsigned int 
 	return 0;
 }
 
-/* Create (created: true) or update group g with members m. */
+/* Create (created: true) or update group g with members m; a new group's
+ * buckets start from seed's where there is one. */
 static int
 group_apply(struct nh_table *t, uint32_t id, const struct nh_member *m, unsigned int n,
-	    uint32_t *index, bool created, uint32_t g)
+	    uint32_t *index, bool created, uint32_t g, const struct nh_buckets *seed)
 {
 	int rc;
 	struct nh_member *copy = malloc(sizeof(*copy) * n);
@@ -183,7 +184,7 @@ group_apply(struct nh_table *t, uint32_t id, const struct nh_member *m, unsigned
 		return rc;
 	}
 	struct nh_obj *o = &t->obj[g];
-	struct nh_buckets *b = assign_live(t, copy, n, o->buckets);
+	struct nh_buckets *b = assign_live(t, copy, n, created ? seed : o->buckets);
 	if (b == NULL || defer_reserve(&t->defer, 1) < 0) {
 		free(b);
 		free(copy);
@@ -220,7 +221,7 @@ nh_group_set(struct nh_table *t, uint32_t id, const struct nh_member *m, unsigne
 	bool created = nh_lookup_id(t, id, &g) != 0;
 	if (!created && t->obj[g].spec.type != NH_T_GROUP)
 		return -EEXIST; /* the id names a plain nexthop */
-	return group_apply(t, id, m, n, index, created, g);
+	return group_apply(t, id, m, n, index, created, g, NULL);
 }
 
 int
@@ -229,7 +230,33 @@ nh_group_add(struct nh_table *t, const struct nh_member *m, unsigned int n, uint
 	if (m == NULL || index == NULL)
 		return -EINVAL;
 	int rc = members_valid(t, m, n);
-	return rc < 0 ? rc : group_apply(t, 0, m, n, index, true, 0);
+	return rc < 0 ? rc : group_apply(t, 0, m, n, index, true, 0, NULL);
+}
+
+int
+nh_group_add_like(struct nh_table *t, const struct nh_member *m, unsigned int n, uint32_t like,
+		  uint32_t *index)
+{
+	if (m == NULL || index == NULL)
+		return -EINVAL;
+	int rc = members_valid(t, m, n);
+	if (rc < 0)
+		return rc;
+	if (like < 1 || like > t->conf.max_nexthops || !t->obj[like].in_use)
+		return group_apply(t, 0, m, n, index, true, 0, NULL);
+	if (t->obj[like].spec.type == NH_T_GROUP)
+		return group_apply(t, 0, m, n, index, true, 0, t->obj[like].buckets);
+	/* A plain nexthop: as a table whose every bucket is it, so that the
+	 * flows that stay on it are the ones its share keeps. */
+	struct nh_buckets *seed = malloc(sizeof(*seed) + sizeof(uint16_t) * NH_GROUP_BUCKETS);
+	if (seed == NULL)
+		return -ENOMEM;
+	seed->n = NH_GROUP_BUCKETS;
+	for (unsigned int i = 0; i < NH_GROUP_BUCKETS; i++)
+		seed->member[i] = (uint16_t)like;
+	rc = group_apply(t, 0, m, n, index, true, 0, seed);
+	free(seed);
+	return rc;
 }
 
 int

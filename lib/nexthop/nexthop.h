@@ -148,6 +148,17 @@ int nh_group_set(struct nh_table *t, uint32_t id, const struct nh_member *m, uns
  */
 int nh_group_add(struct nh_table *t, const struct nh_member *m, unsigned int n, uint32_t *index);
 
+/**
+ * nh_group_add, for a route that goes from nexthop `like` (a group, or a
+ * plain nexthop as a group of one) to the new group: the new group's
+ * buckets start from like's, so the flows move as if like had been
+ * changed in place (only those of members that left, and those the new
+ * members' shares need). `like` unknown: as nh_group_add.
+ * @return as nh_group_set.
+ */
+int nh_group_add_like(struct nh_table *t, const struct nh_member *m, unsigned int n, uint32_t like,
+		      uint32_t *index);
+
 /** Take and drop a route's reference to an index. An implicit nexthop is
  * freed with its last reference. */
 void nh_ref(struct nh_table *t, uint32_t index);

@@ -176,6 +176,7 @@ mirror_lines(struct cli *c)
 	stat_line(c, "mirror", "unknown_attrs", s->unknown_attrs - b->unknown_attrs);
 	stat_line(c, "mirror", "resyncs", s->resyncs - b->resyncs);
 	stat_line(c, "mirror", "swept", s->swept - b->swept);
+	stat_line(c, "mirror", "groups", s->groups);
 }
 
 static void

@@ -179,6 +179,7 @@ struct rt_mirror_stats {
 	uint64_t skipped[RT_MIRROR_SKIP_COUNT];
 	uint64_t malformed, unknown_attrs; /* messages, attributes */
 	uint64_t resyncs, swept;           /* dumps, and the routes they found gone */
+	uint64_t groups;                   /* multipath nexthops shared now (a gauge) */
 };
 
 struct rt_cport {

@@ -199,10 +199,11 @@ prefix_of(const struct nlr_route *k)
 	return p;
 }
 
-/* routerd's nexthop for the route's paths, with a reference taken. */
+/* routerd's nexthop for the route's paths, with a reference taken; like
+ * is what the route had (0: nothing), where a new group's flows start. */
 static int
 nexthop_of(struct router *r, const struct nlr_route *k, const struct nlr_path *p, int n,
-	   uint32_t *nh, enum rt_mirror_skip *why)
+	   uint32_t like, uint32_t *nh, enum rt_mirror_skip *why)
 {
 	struct nh_member mem[NLR_PATHS_MAX];
 	int taken = 0, rc = 0;
@@ -243,7 +244,7 @@ nexthop_of(struct router *r, const struct nlr_route *k, const struct nlr_path *p
 		*nh = mem[0].index;
 		return 0;
 	}
-	if (rc == 0 && (rc = nh_group_add(r->nh, mem, (unsigned int)n, nh)) < 0)
+	if (rc == 0 && (rc = rt_mgroup_get(r, mem, (unsigned int)n, like, nh)) < 0)
 		*why = RT_MIRROR_SKIP_FULL;
 	for (int i = 0; i < taken; i++) /* the group holds them now, or nothing does */
 		nh_unref(r->nh, mem[i].index);
@@ -305,7 +306,8 @@ install(struct router *r, const struct nlr_route *k)
 		return;
 	}
 	enum rt_mirror_skip why = RT_MIRROR_SKIP_FULL;
-	if (fr.type == FIB_RT_UNICAST && nexthop_of(r, k, p, n, &fr.nh, &why) < 0) {
+	uint32_t like = had && old.type == FIB_RT_UNICAST ? old.nh : 0;
+	if (fr.type == FIB_RT_UNICAST && nexthop_of(r, k, p, n, like, &fr.nh, &why) < 0) {
 		skip(r, why, k);
 		return;
 	}
@@ -315,18 +317,16 @@ install(struct router *r, const struct nlr_route *k)
 		if (e != NULL && added)
 			mset_del(&rt_mirror.own, &key);
 		if (fr.type == FIB_RT_UNICAST)
-			nh_unref(r->nh, fr.nh);
-		{
-			skip(r, RT_MIRROR_SKIP_FULL, k);
-			return;
-		}
+			rt_mgroup_put(r, fr.nh);
+		skip(r, RT_MIRROR_SKIP_FULL, k);
+		return;
 	}
 	e->gen = rt_mirror.gen;
 	e->nh_id = k->nh_id;
 	e->protocol = k->protocol;
 	e->type = k->type;
 	if (had && old.type == FIB_RT_UNICAST)
-		nh_unref(r->nh, old.nh);
+		rt_mgroup_put(r, old.nh);
 	if (had)
 		r->mirror.replaced++;
 	else
@@ -346,7 +346,7 @@ rt_mirror_withdraw(struct router *r, const struct mset_key *key)
 			 old;
 	if (fib_route_get(r->fib, &fr, false, &old) == 0 &&
 	    fib_route_del(r->fib, &old, false) == 0 && old.type == FIB_RT_UNICAST)
-		nh_unref(r->nh, old.nh);
+		rt_mgroup_put(r, old.nh);
 	mset_del(&rt_mirror.own, key);
 	r->mirror.deleted++;
 }

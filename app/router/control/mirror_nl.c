@@ -215,6 +215,7 @@ rt_mirror_fini(struct router *r)
 		close(rt_mirror.dump);
 	rt_mirror.ev = rt_mirror.dump = -1;
 	mset_free(&rt_mirror.own);
+	rt_mgroup_fini();
 	free(rt_mirror.obj);
 	rt_mirror.obj = NULL;
 	rt_mirror.obj_cap = rt_mirror.nb_obj = 0;

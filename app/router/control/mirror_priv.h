@@ -26,6 +26,16 @@ struct rt_mirror {
 };
 extern struct rt_mirror rt_mirror;
 
+/* A multipath nexthop for a mirror route (mirror_group.c): the group of
+ * members m[0..n) (sorted here) that other mirror routes share, with a
+ * reference taken for this one; a new one starts from nexthop like's
+ * buckets (what the route had; 0 for none). @return 0 or -errno. */
+int rt_mgroup_get(struct router *r, struct nh_member *m, unsigned int n, uint32_t like,
+		  uint32_t *index);
+/* A mirror route lets go of nexthop index (any: plain or shared group). */
+void rt_mgroup_put(struct router *r, uint32_t index);
+void rt_mgroup_fini(void);
+
 /* Apply one message (a route or a nexthop object, new or deleted). */
 void rt_mirror_message(struct router *r, const struct nlmsghdr *h);
 /* Remove the mirror's route of key from the FIB and from its set. */

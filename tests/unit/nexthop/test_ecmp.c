@@ -400,6 +400,46 @@ test_implicit_group_lifecycle(void **state)
 	nh_table_free(t);
 }
 
+/* A route moved from one group to a new one (the kernel mirror, when a
+ * daemon replaces a route's nexthop object): the new group starts from
+ * the old one's buckets, so flows move as if the group had changed in
+ * place; from a plain nexthop, as from a group of one. */
+static void
+test_group_like(void **state)
+{
+	(void)state;
+	struct nh_table *t = make(3);
+	struct nh_member m3[3] = {{1, 1}, {2, 1}, {3, 1}};
+	uint32_t g3, g2, g12;
+	assert_int_equal(nh_group_add(t, m3, 3, &g3), 0);
+	route_all(t, g3, 0, before);
+	assert_int_equal(nh_group_add_like(t, m3, 2, g3, &g2), 0); /* 3 leaves */
+	route_all(t, g2, 0, after);
+	uint32_t moved = 0;
+	for (uint32_t i = 0; i < FLOWS; i++) {
+		if (before[i] != 3)
+			assert_int_equal(after[i], before[i]);
+		moved += after[i] != before[i];
+	}
+	print_message("a group of 3 replaced by 2 of them moved %.2f%% of flows\n",
+		      100.0 * moved / FLOWS);
+	assert_true(moved > FLOWS * 0.30 && moved < FLOWS * 0.37);
+	/* From nexthop 1 alone to 1 and 2: only flows that go to 2 move. */
+	assert_int_equal(nh_group_add_like(t, m3, 2, 1, &g12), 0);
+	route_all(t, g12, 0, after);
+	moved = 0;
+	for (uint32_t i = 0; i < FLOWS; i++)
+		moved += after[i] != 1;
+	print_message("nexthop 1 joined by 2 moved %.2f%% of flows\n", 100.0 * moved / FLOWS);
+	assert_true(moved > FLOWS * 0.47 && moved < FLOWS * 0.53);
+	/* Unknown like: a group of its own, as nh_group_add. */
+	uint32_t g0;
+	assert_int_equal(nh_group_add_like(t, m3, 3, 60, &g0), 0);
+	route_all(t, g0, 0, after);
+	assert_memory_equal(before, after, sizeof(*before) * FLOWS);
+	nh_table_free(t);
+}
+
 /* A group's last member is not deleted from under it: the group would
  * have no path. Others shrink it; the group first, then the member. */
 static void
@@ -434,6 +474,7 @@ main(void)
 		cmocka_unit_test(test_l3_policy_and_errors),
 		cmocka_unit_test(test_structured_flows),
 		cmocka_unit_test(test_implicit_group_lifecycle),
+		cmocka_unit_test(test_group_like),
 		cmocka_unit_test(test_port_down_moves_flows),
 	};
 	return cmocka_run_group_tests_name("nexthop_ecmp", tests, setup_flows, teardown_flows);
