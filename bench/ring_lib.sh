@@ -72,9 +72,16 @@ ring_routes() {
 }
 
 # ring_start_routerd TABLE FAMILY [startup lines...]
+# With RING_CPORTS_NS set, routerd-loop runs in that network namespace
+# with its control-plane ports (TAPs, kernel mirror) on, as by default;
+# otherwise without them (it runs in the root namespace).
 ring_start_routerd() {
-	local table=$1 fam=$2
+	local table=$1 fam=$2 in=() cports=(--no-control-ports)
 	shift 2
+	if [ -n "${RING_CPORTS_NS:-}" ]; then
+		in=(ip netns exec "$RING_CPORTS_NS")
+		cports=()
+	fi
 	{
 		cat <<-EOS
 			addr add 192.0.2.1/24 dev port0
@@ -89,7 +96,7 @@ ring_start_routerd() {
 		printf '%s\n' "$@"
 	} >"$work/startup"
 	rm -f "$work/sock"
-	"$build/app/routerd-loop" -l 0,1 "${eal[@]}" -- --no-control-ports --socket "$work/sock" \
+	"${in[@]}" "$build/app/routerd-loop" -l 0,1 "${eal[@]}" -- "${cports[@]}" --socket "$work/sock" \
 		--startup "$work/startup" --set idle-backoff=off >"$work/log" 2>&1 &
 	pid=$!
 	wait_up "$pid" test -S "$work/sock"

@@ -42,7 +42,7 @@
 #include "ctl_priv.h"
 #include "mirror_priv.h"
 
-struct rt_mirror rt_mirror = {.ev = -1, .dump = -1};
+struct rt_mirror rt_mirror = {.ev = -1, .dump = -1, .dumping = -1};
 
 static struct kobj *
 obj_slot(uint32_t id, bool add)

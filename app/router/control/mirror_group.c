@@ -67,8 +67,7 @@ same(const struct mgroup *g, const struct nh_member *m, unsigned int n)
 }
 
 int
-rt_mgroup_get(struct router *r, struct nh_member *m, unsigned int n, uint32_t like,
-	      uint32_t *index)
+rt_mgroup_get(struct router *r, struct nh_member *m, unsigned int n, uint32_t like, uint32_t *index)
 {
 	qsort(m, n, sizeof(*m), by_member);
 	uint32_t h = hash_of(m, n);
@@ -87,8 +86,8 @@ rt_mgroup_get(struct router *r, struct nh_member *m, unsigned int n, uint32_t li
 		free(g);
 		return rc;
 	}
-	*g = (struct mgroup){.next = head[h % HEADS], .index = *index, .users = 1, .hash = h,
-			     .n = (uint16_t)n};
+	*g = (struct mgroup){
+		.next = head[h % HEADS], .index = *index, .users = 1, .hash = h, .n = (uint16_t)n};
 	memcpy(g->m, m, sizeof(*m) * n);
 	head[h % HEADS] = g;
 	by_index[*index] = g;

@@ -3,10 +3,11 @@
  * The kernel route mirror's rtnetlink side (mirror.c applies what it
  * reads): the notification socket in the control loop, a budget of
  * datagrams a round; the dumps at start and after a lost notification,
- * on a second, blocking socket, and the sweep of the mirror's routes a
- * dump did not show.
+ * on a second socket, read a budget a round too, and the sweep of the
+ * mirror's routes a dump did not show.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -51,10 +52,20 @@ datagram(struct router *r, const uint8_t *buf, size_t len)
 
 static uint8_t rxbuf[1 << 16] __attribute__((aligned(8)));
 
-/* Dump one kind of object (RTM_GETROUTE of a family, RTM_GETNEXTHOP) and
- * apply it, on the blocking request socket. @return 0 or -errno. */
+/* What a resynchronisation dumps, in order: the nexthop objects first,
+ * as routes name them. */
+static const struct {
+	uint16_t type;
+	uint8_t family;
+} kinds[] = {{RTM_GETNEXTHOP, AF_UNSPEC}, {RTM_GETROUTE, AF_INET}, {RTM_GETROUTE, AF_INET6}};
+#define KINDS (sizeof(kinds) / sizeof(kinds[0]))
+/* Datagrams of a dump a round (each some hundreds of routes): a full
+ * table takes a few hundred rounds, none of them long. */
+#define DUMP_BUDGET 16
+
+/* Ask for dump k on the request socket. @return 0 or -errno. */
 static int
-dump(struct router *r, uint16_t type, uint8_t family)
+dump_request(unsigned int k)
 {
 	struct {
 		struct nlmsghdr n;
@@ -64,6 +75,7 @@ dump(struct router *r, uint16_t type, uint8_t family)
 		} u;
 	} req;
 	memset(&req, 0, sizeof(req));
+	uint16_t type = kinds[k].type;
 	req.n.nlmsg_len =
 		NLMSG_LENGTH(type == RTM_GETNEXTHOP ? sizeof(struct nhmsg) : sizeof(struct rtmsg));
 	req.n.nlmsg_type = type;
@@ -71,54 +83,107 @@ dump(struct router *r, uint16_t type, uint8_t family)
 	static uint32_t seq;
 	req.n.nlmsg_seq = ++seq;
 	if (type == RTM_GETNEXTHOP)
-		req.u.nh.nh_family = family;
+		req.u.nh.nh_family = kinds[k].family;
 	else
-		req.u.rt.rtm_family = family;
-	if (send(rt_mirror.dump, &req, req.n.nlmsg_len, 0) < 0)
-		return -errno;
-	for (;;) {
-		ssize_t len = recv(rt_mirror.dump, rxbuf, sizeof(rxbuf), 0);
-		if (len < 0)
-			return errno == EINTR ? 0 : -errno;
-		int rc = datagram(r, rxbuf, (size_t)len);
-		if (rc != 0)
-			return rc < 0 ? rc : 0;
-	}
+		req.u.rt.rtm_family = kinds[k].family;
+	return send(rt_mirror.dump, &req, req.n.nlmsg_len, 0) < 0 ? -errno : 0;
 }
 
-/* The kernel's tables as they are now: every route installed or kept,
- * then the mirror's routes it did not see withdrawn. */
+/* The end of a resynchronisation: the mirror's routes the dumps did not
+ * show are withdrawn. */
 static void
-resync(struct router *r)
+sweep(struct router *r)
 {
-	int rc = dump(r, RTM_GETNEXTHOP, AF_UNSPEC);
-	if (rc < 0 && rc != -EOPNOTSUPP && rc != -EINVAL)
-		RT_LOG(WARNING, control, "kernel nexthop objects: dump failed: %s", strerror(-rc));
-	rt_mirror.gen++; /* what the dumps install or keep is marked with it */
-	if ((rc = dump(r, RTM_GETROUTE, AF_INET)) < 0 ||
-	    (rc = dump(r, RTM_GETROUTE, AF_INET6)) < 0) {
-		RT_LOG(ERR, control, "kernel routes: dump failed (%s): tried again", strerror(-rc));
-		rt_mirror.resync = true;
-		return;
-	}
 	for (size_t i = 0; i < rt_mirror.own.cap; i++) {
 		struct mset_entry *e = &rt_mirror.own.e[i];
 		if (e->used && e->gen != rt_mirror.gen) {
 			struct mset_key key = e->key;
 			rt_mirror_withdraw(r, &key);
 			r->mirror.swept++;
-			i--;
+			i--; /* the backward shift may have moved another here */
 		}
 	}
 	r->mirror.resyncs++;
 }
 
-/* Notifications, a budget a round; a lost one (ENOBUFS) resynchronises. */
+/* Start dump k, or end the resynchronisation after the last. */
+static void
+dump_next(struct router *r, unsigned int k)
+{
+	for (; k < KINDS; k++) {
+		int rc = dump_request(k);
+		if (rc == 0) {
+			rt_mirror.dumping = (int)k;
+			return;
+		}
+		RT_LOG(ERR, control, "kernel routes: dump request failed (%s): tried again",
+		       strerror(-rc));
+		rt_mirror.dumping = -1;
+		rt_mirror.resync = true;
+		return;
+	}
+	rt_mirror.dumping = -1;
+	sweep(r);
+}
+
+/*
+ * The kernel's tables as they are now: every route installed or kept,
+ * then the mirror's routes they did not have withdrawn. The dumps are
+ * read a budget a round (resync_step), so a full table does not hold the
+ * control core for the second or two it takes; meanwhile notifications
+ * wait in their socket and are applied after it, in the order the
+ * kernel made them, as a blocking dump would have them.
+ */
+static void
+resync_start(struct router *r)
+{
+	if (rt_mirror.dumping >= 0)
+		return;  /* one in progress: its sweep comes after what it reads */
+	rt_mirror.gen++; /* what the dumps install or keep is marked with it */
+	dump_next(r, 0);
+}
+
+/* Up to budget datagrams of the dump in progress (blocking: wait for
+ * each, as at start). */
+static void
+resync_step(struct router *r, unsigned int budget, bool blocking)
+{
+	for (unsigned int i = 0; i < budget && rt_mirror.dumping >= 0; i++) {
+		ssize_t len =
+			recv(rt_mirror.dump, rxbuf, sizeof(rxbuf), blocking ? 0 : MSG_DONTWAIT);
+		if (len < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN)
+				return;
+			RT_LOG(ERR, control, "kernel routes: dump failed (%s): tried again",
+			       strerror(errno));
+			rt_mirror.dumping = -1;
+			rt_mirror.resync = true;
+			return;
+		}
+		int rc = datagram(r, rxbuf, (size_t)len);
+		unsigned int k = (unsigned int)rt_mirror.dumping;
+		if (rc < 0 &&
+		    !(kinds[k].type == RTM_GETNEXTHOP && (rc == -EOPNOTSUPP || rc == -EINVAL))) {
+			RT_LOG(WARNING, control, "kernel routes: dump failed (%s): tried again",
+			       strerror(-rc));
+			rt_mirror.dumping = -1;
+			rt_mirror.resync = true;
+			return;
+		}
+		if (rc != 0)
+			dump_next(r, k + 1);
+	}
+}
+
+/* Notifications, a budget a round; a lost one (ENOBUFS) resynchronises.
+ * None is read while a dump is in progress (see resync_start). */
 static void
 events(struct router *r, struct rt_watch *w, uint32_t ev)
 {
 	(void)w, (void)ev;
-	for (int i = 0; i < 256; i++) {
+	for (int i = 0; i < 256 && rt_mirror.dumping < 0; i++) {
 		ssize_t len = recv(rt_mirror.ev, rxbuf, sizeof(rxbuf), MSG_DONTWAIT);
 		if (len < 0) {
 			if (errno == ENOBUFS) {
@@ -129,10 +194,10 @@ events(struct router *r, struct rt_watch *w, uint32_t ev)
 		}
 		datagram(r, rxbuf, (size_t)len);
 	}
-	if (rt_mirror.resync) {
+	if (rt_mirror.resync && rt_mirror.dumping < 0) {
 		rt_mirror.resync = false;
 		RT_LOG(NOTICE, control, "kernel routes: notifications lost: resynchronising");
-		resync(r);
+		resync_start(r);
 	}
 }
 
@@ -171,15 +236,19 @@ rt_mirror_resync_soon(void)
 		rt_mirror.resync = true;
 }
 
-/* A resynchronisation asked for outside the socket's events. */
+/* A resynchronisation asked for outside the socket's events, and the
+ * dump in progress, a budget a round. */
 static void
 round_hook(struct router *r, uint64_t now_ms)
 {
 	(void)now_ms;
-	if (rt_mirror.resync && rt_mirror.ev >= 0) {
+	if (rt_mirror.ev < 0)
+		return;
+	if (rt_mirror.resync && rt_mirror.dumping < 0) {
 		rt_mirror.resync = false;
-		resync(r);
+		resync_start(r);
 	}
+	resync_step(r, DUMP_BUDGET, false);
 }
 
 int
@@ -198,8 +267,10 @@ rt_mirror_init(struct router *r)
 	    (rc = rt_loop_on_round(round_hook)) < 0)
 		return rc;
 	/* Subscribed first, then dumped: a change in between arrives as a
-	 * notification after the dump and is applied over it. */
-	resync(r);
+	 * notification after the dump and is applied over it. The first
+	 * dump is read whole: routerd starts with the kernel's routes. */
+	resync_start(r);
+	resync_step(r, UINT32_MAX, true);
 	return 0;
 }
 

@@ -22,6 +22,7 @@ struct rt_mirror {
 	struct kobj *obj;
 	size_t obj_cap, nb_obj;
 	bool resync; /* a notification was lost */
+	int dumping; /* the dump being read (mirror_nl.c's kinds), or -1 */
 	bool said[RT_MIRROR_SKIP_COUNT];
 };
 extern struct rt_mirror rt_mirror;
