@@ -5,7 +5,9 @@
 # BIRD with config/bird.conf or FRR (zebra and bgpd) with config/frr.conf.
 # Times from the session's Established (polled every 0.1 s):
 #   bgp_converge4_<daemon>_kernel_s   to the last prefix in the kernel's
-#       table (/proc/net/fib_triestat): the daemon's and the kernel's work;
+#       table (/proc/net/fib_triestat's count, sampled every 0.1 s with
+#       routerd's, until neither moves: the first sample at its final
+#       count): the daemon's and the kernel's work;
 #   bgp_converge4_<daemon>_routerd_s  to the last prefix in routerd's FIB
 #       (mirror added), where it forwards;
 #   bgp_converge4_<daemon>_lag  routerd's extra time over the kernel's
@@ -37,7 +39,7 @@ trap 'stop_all; rm -rf "$work"' EXIT
 trap 'exit 1' INT TERM
 ns_cleanup
 zcat bench/data/prefixes-v4.txt.gz | awk '!seen[$1]++ { print $1 }' >"$work/prefixes"
-n=$(wc -l <"$work/prefixes")
+np=$(wc -l <"$work/prefixes")
 {
 	echo "router id 198.51.100.2;"
 	echo "protocol device { scan time 5; }"
@@ -57,9 +59,9 @@ added() { rc stats | awk '$1 == "mirror" && $2 == "added" { print $3 }'; }
 kernel_prefixes() { ip netns exec "$RT_NS" awk '/^Main:/ { m = 1 } m && /Prefixes:/ { print $2; exit }' /proc/net/fib_triestat; }
 established() {
 	case $1 in
-	bird) birdc -s "$work/rtr.ctl" show protocols upstream 2>/dev/null | grep -q Established ;;
-	frr) ip netns exec "$RT_NS" vtysh --vty_socket "$work/frr" -c 'show bgp neighbors 198.51.100.2 json' 2>/dev/null |
-		grep -q '"bgpState":"Established"' ;;
+	bird) [[ "$(birdc -s "$work/rtr.ctl" show protocols upstream 2>/dev/null)" == *Established* ]] ;;
+	frr) [[ "$(ip netns exec "$RT_NS" vtysh --vty_socket "$work/frr" \
+		-c 'show bgp neighbors 198.51.100.2 json' 2>/dev/null)" == *'"bgpState":"Established"'* ]] ;;
 	esac
 }
 start_daemon() {
@@ -94,23 +96,33 @@ for d in "${daemons[@]}"; do
 		ip netns exec "$(ns_host h2)" bird -f -c "$work/peer.conf" -s "$work/peer.ctl" >>"$work/peer.log" 2>&1 &
 		pids+=($!)
 		# The peer has its table before the session starts.
-		until birdc -s "$work/peer.ctl" show route count 2>/dev/null | grep -q "$n of $n"; do sleep 0.5; done
+		until [[ "$(birdc -s "$work/peer.ctl" show route count 2>/dev/null)" == *"$np of $np"* ]]; do
+			sleep 0.5
+		done
 		base=$(kernel_prefixes)
 		start_daemon "$d"
 		until established "$d"; do sleep 0.1; done
 		t0=$(now)
-		tk=
+		# Both counts a sample, until routerd has the table and the
+		# kernel's count has not moved for a second; then each side's
+		# time is its first sample at its final count.
+		: >"$work/series"
+		last= same=0
 		while :; do
-			[ -z "$tk" ] && [ $(($(kernel_prefixes) - base)) -ge "$n" ] && tk=$(now)
-			[ "$(added)" -ge "$n" ] && break
+			k=$(($(kernel_prefixes) - base)) a=$(added)
+			echo "$(now) $k $a" >>"$work/series"
+			[ "$k" = "$last" ] && same=$((same + 1)) || same=0
+			last=$k
+			[ "$a" -ge "$np" ] && [ $same -ge 10 ] && break
 			sleep 0.1
 		done
-		tr=$(now)
-		[ -z "$tk" ] && tk=$tr
+		tk=$(awk -v f="$k" '$2 >= f { print $1; exit }' "$work/series")
+		tr=$(awk -v f="$a" '$3 >= f { print $1; exit }' "$work/series")
 		k=$(echo "$tk - $t0" | bc) r=$(echo "$tr - $t0" | bc)
 		ks+=("$k") rs+=("$r")
 		lags+=("$(awk -v k="$k" -v r="$r" 'BEGIN { printf "%.3f", (r - k) / k }')")
-		echo "# $d run $i: kernel ${k} s, routerd ${r} s after Established; resyncs $(rc stats | awk '$1 == "mirror" && $2 == "resyncs" { print $3 }')"
+		step=$(awk 'NR == 1 { a = $1 } { b = $1; c = NR } END { printf "%.2f", (b - a) / (c - 1) }' "$work/series")
+		echo "# $d run $i: kernel ${k} s, routerd ${r} s after Established (a sample every $step s); resyncs $(rc stats | awk '$1 == "mirror" && $2 == "resyncs" { print $3 }')"
 		stop_all
 	done
 	echo "bgp_converge4_${d}_kernel_s $(median "${ks[@]}")"

@@ -15,7 +15,13 @@
 #       notifications cost the kernel, whoever reads them;
 #   mirror4_vs_kernel_alone  mirror4_routes_per_s over the first;
 #   mirror4_del_routes_per_s, kernel4_del_routes_per_s  the same for
-#       `ip route flush proto bird`.
+#       `ip route flush proto bird`;
+#   mirror4_resync_s  with the table in place, a resynchronisation (port1,
+#       which has no routes, set down: the tables dumped and reconciled),
+#       from the command to `mirror resyncs` counting it; meanwhile h1
+#       pings the router's port0 100 times a second:
+#       mirror4_resync_ping_max_ms, its worst round trip, and
+#       mirror4_resync_ping_lost.
 # Medians of RUNS (3) runs, in one routerd (ports on, idle backoff on: a
 # routerd as an operator runs it). mirror resyncs counts lost
 # notifications (each a dump of the tables).
@@ -69,8 +75,9 @@ done
 ip netns del "$kns"
 ns_router
 ns_link h1
+ns_link h2
 ns_addr h1 10.0.0.2/24
-echo "addr add 10.0.0.1/24 dev port0" >"$work/startup"
+printf 'addr add 10.0.0.1/24 dev port0\naddr add 10.0.1.1/24 dev port1\n' >"$work/startup"
 RT_OUT=$work/log ns_start_router "$build" "$work/sock" "$work/startup" || {
 	cat "$work/log" >&2
 	exit 1
@@ -84,7 +91,7 @@ until_count() {
 		sleep 0.05
 	done
 }
-k_add=() m_add=() k_del=() m_del=()
+k_add=() m_add=() k_del=() m_del=() resync=() pmax=() plost=()
 for i in $(seq "$RUNS"); do
 	added=$(mstat added)
 	deleted=$(mstat deleted)
@@ -98,6 +105,22 @@ for i in $(seq "$RUNS"); do
 	got=$(($(mstat added) - added))
 	kn=$(ip -n "$RT_NS" route show proto bird | wc -l)
 	[ "$kn" -eq "$n" ] || { echo "the kernel has $kn routes, not $n" >&2; exit 1; }
+	# A resynchronisation with the table in place (port1, without
+	# routes, set down: a full dump), while h1 pings the router.
+	r0=$(mstat resyncs)
+	ip netns exec "$(ns_host h1)" ping -q -i 0.01 -c 200 10.0.0.1 >"$work/ping" 2>&1 &
+	ping=$!
+	sleep 0.3
+	t6=$(now)
+	rc link set port1 down
+	while [ "$(mstat resyncs)" -le "$r0" ]; do sleep 0.01; done
+	t7=$(now)
+	rc link set port1 up
+	while [ "$(mstat resyncs)" -le $((r0 + 1)) ]; do sleep 0.01; done
+	wait "$ping" || true
+	resync+=("$(echo "$t7 - $t6" | bc)")
+	pmax+=("$(awk -F/ '/^rtt/ { print $7 }' "$work/ping")")
+	plost+=("$(awk '/transmitted/ { print $1 - $4 }' "$work/ping")")
 	t3=$(now)
 	ip -n "$RT_NS" route flush proto bird
 	t4=$(now)
@@ -120,3 +143,6 @@ echo "mirror4_vs_kernel $(awk -v a="$ma" -v b="$ka" 'BEGIN { printf "%.2f", a / 
 echo "mirror4_vs_kernel_alone $(awk -v a="$ma" -v b="$kalone" 'BEGIN { printf "%.2f", a / b }')"
 echo "kernel4_del_routes_per_s $(median "${k_del[@]}")"
 echo "mirror4_del_routes_per_s $(median "${m_del[@]}")"
+echo "mirror4_resync_s $(median "${resync[@]}")"
+echo "mirror4_resync_ping_max_ms $(median "${pmax[@]}")"
+echo "mirror4_resync_ping_lost $(median "${plost[@]}")"

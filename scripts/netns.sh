@@ -123,6 +123,7 @@ ns_stop_router() {
 }
 
 ns_cleanup() {
+	local n
 	ns_stop_router
 	for n in $(ip netns list | awk '{print $1}'); do
 		case $n in "$NS_PREFIX"-*) ip netns del "$n" 2>/dev/null || true ;; esac

@@ -46,16 +46,6 @@ stop_birds() {
 	BIRD_PIDS=()
 }
 trap 'stop_birds; finish' EXIT
-# until SECONDS CMD...: CMD succeeds within SECONDS (polled).
-until_s() {
-	local end=$((SECONDS + $1))
-	shift
-	while [ $SECONDS -lt "$end" ]; do
-		"$@" >/dev/null 2>&1 && return 0
-		sleep 0.2
-	done
-	"$@"
-}
 bird_routes() { rc route show proto bird | grep -c "${1:-.}" || true; }
 # Conditions re-evaluated at each poll of until_s.
 routes_ge() { [ "$(bird_routes)" -ge "$1" ]; }

@@ -65,16 +65,6 @@ start_bgpd() {
 	BGPD=$LAST
 }
 vty() { ip netns exec "$RT_NS" vtysh --vty_socket "$WORK/frr" -c "$@"; }
-# until SECONDS CMD...: CMD succeeds within SECONDS (polled).
-until_s() {
-	local end=$((SECONDS + $1))
-	shift
-	while [ $SECONDS -lt "$end" ]; do
-		"$@" >/dev/null 2>&1 && return 0
-		sleep 0.2
-	done
-	"$@"
-}
 # Routes, not lines: a multipath route's nexthops follow it, indented.
 bgp_routes() { rc route show proto bgp | grep -c "^${1:-[0-9]}" || true; }
 routes_ge() { [ "$(bgp_routes)" -ge "$1" ]; }

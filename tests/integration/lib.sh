@@ -61,6 +61,18 @@ snapshot() {
 	done
 }
 
+# until SECONDS CMD...: CMD succeeds within SECONDS (polled every 0.2 s);
+# CMD's last try shows its output.
+until_s() {
+	local end=$((SECONDS + $1))
+	shift
+	while [ $SECONDS -lt "$end" ]; do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.2
+	done
+	"$@"
+}
+
 # A counter from `stats` (e.g. "drop bad_checksum").
 stat() { rc stats | awk -v g="$1" -v n="$2" '$1 == g && $2 == n { print $3 }'; }
 
