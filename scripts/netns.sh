@@ -4,7 +4,7 @@
 # functions only. Names carry a prefix ($NS_PREFIX) so runs do not clash.
 #
 # On the router side of each veth: no kernel address, ARP off, IPv6 off,
-# strict rp_filter, so the kernel never answers in routerd's place; offloads off on both
+# so the kernel never answers in routerd's place; offloads off on both
 # ends, so the packets on the wire are real.
 
 NS_PREFIX=${NS_PREFIX:-rt}
@@ -27,12 +27,6 @@ ns_link() {
 	ip link set "$rv" netns "$RT_NS"
 	ip link set "$hv" netns "$hn"
 	ip netns exec "$RT_NS" sysctl -qw "net.ipv6.conf.$rv.disable_ipv6=1"
-	# The namespace's own IPv4 stack sees the veth's frames too (a NIC
-	# bound to DPDK hides them from it), and the router's addresses are
-	# on its TAPs: without this, it would answer a host's ping or SYN
-	# beside routerd (duplicates). Strict reverse-path filtering drops
-	# them, as the way back to any host is by a TAP, never by the veth.
-	ip netns exec "$RT_NS" sysctl -qw "net.ipv4.conf.$rv.rp_filter=1"
 	ip netns exec "$RT_NS" ip link set "$rv" arp off up
 	ip netns exec "$RT_NS" ethtool -K "$rv" tx off rx off tso off gso off gro off >/dev/null 2>&1 || true
 	ip netns exec "$hn" ip link set lo up
