@@ -26,26 +26,13 @@ ns_exec h1 ip addr add 10.200.0.1/32 dev lo
 ns_exec h2 ip addr add 203.0.113.1/32 dev lo
 start_router
 
-BIRD_PIDS=()
 # bird_start NS NAME CONF: BIRD in namespace NS (the router's: "-"), its
 # control socket $WORK/NAME.ctl.
 bird_start() {
-	local ns=$1 name=$2 conf=$3
-	local where=(ip netns exec "$RT_NS")
-	[ "$ns" != - ] && where=(ip netns exec "$(ns_host "$ns")")
-	"${where[@]}" bird -f -c "$conf" -s "$WORK/$name.ctl" >>"$WORK/$name.log" 2>&1 &
-	BIRD_PIDS+=($!)
-	eval "BIRD_$name=$!"
+	daemon "$1" "$WORK/$2.log" bird -f -c "$3" -s "$WORK/$2.ctl"
+	eval "BIRD_$2=$LAST"
 }
 birdc_() { birdc -s "$WORK/$1.ctl" "${@:2}"; }
-stop_birds() {
-	for p in "${BIRD_PIDS[@]}"; do
-		kill "$p" 2>/dev/null
-		wait "$p" 2>/dev/null
-	done
-	BIRD_PIDS=()
-}
-trap 'stop_birds; finish' EXIT
 bird_routes() { rc route show proto bird | grep -c "${1:-.}" || true; }
 # Conditions re-evaluated at each poll of until_s.
 routes_ge() { [ "$(bird_routes)" -ge "$1" ]; }
@@ -90,7 +77,7 @@ check "... forwarded by the workers" test "$(($(stat total forwarded) - fwd0))" 
 
 echo "withdraw and failure"
 receive h2 5000 40
-background flows send 198.51.100.2 5000 1 30000 - 1000
+background flows send 198.51.100.2 5000 1 30000 - 1000 >"$WORK/sent"
 sleep 1
 cp "$WORK/peer-less.conf" "$WORK/peer-now.conf"
 birdc_ peer configure >/dev/null
@@ -120,7 +107,7 @@ since() { birdc -s "$WORK/rtr.ctl" show protocols upstream | awk '/upstream/ {pr
 up0=$(since)
 rc stats reset
 receive h2 5000 12
-background flows send 198.51.100.2 5000 1 8000 - 1000
+background flows send 198.51.100.2 5000 1 8000 - 1000 >"$WORK/sent"
 # UDP from the BGP peer itself, at the port the session runs on; SYNs
 # (BGP's port among them) from h1, on the other port.
 background ns_exec h2 python3 -c '

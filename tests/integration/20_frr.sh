@@ -29,25 +29,6 @@ ns_exec h4 ip addr add 203.0.113.1/32 dev lo
 echo "addr add 198.19.0.1/24 dev port3" >>"$WORK/startup"
 start_router
 
-PIDS=()
-# A daemon in the background, its pid kept for the end: NS ("-" for the
-# router's), then the command.
-daemon() {
-	local where=(ip netns exec "$RT_NS")
-	[ "$1" != - ] && where=(ip netns exec "$(ns_host "$1")")
-	shift
-	"${where[@]}" "$@" >>"$WORK/daemons.log" 2>&1 &
-	PIDS+=($!)
-	LAST=$!
-}
-stop_daemons() {
-	for p in "${PIDS[@]}"; do
-		kill "$p" 2>/dev/null
-		wait "$p" 2>/dev/null
-	done
-	PIDS=()
-}
-trap 'stop_daemons; [ -n "${KEEP_LOGS:-}" ] && cp -r "$WORK" "$KEEP_LOGS"; finish' EXIT
 # FRR drops to its own user (frr, of group frrvty for its vty sockets),
 # so its directory is its own.
 mkdir -p "$WORK/frr"
@@ -56,12 +37,12 @@ chmod 711 "$WORK"
 frr_opts=(-f "$ROOT/config/frr.conf" -z "$WORK/frr/zserv.api" --vty_socket "$WORK/frr"
 	--log "file:$WORK/frr/frr.log")
 start_zebra() {
-	daemon - "$FRR/zebra" "${frr_opts[@]}" -i "$WORK/frr/zebra.pid"
+	daemon - "$WORK/daemons.log" "$FRR/zebra" "${frr_opts[@]}" -i "$WORK/frr/zebra.pid"
 	ZEBRA=$LAST
 	until_s 10 test -S "$WORK/frr/zserv.api"
 }
 start_bgpd() {
-	daemon - "$FRR/bgpd" "${frr_opts[@]}" -i "$WORK/frr/bgpd.pid"
+	daemon - "$WORK/daemons.log" "$FRR/bgpd" "${frr_opts[@]}" -i "$WORK/frr/bgpd.pid"
 	BGPD=$LAST
 }
 vty() { ip netns exec "$RT_NS" vtysh --vty_socket "$WORK/frr" -c "$@"; }
@@ -94,7 +75,7 @@ peer_conf 198.51.100.2 198.51.100.1 >"$WORK/h2.conf"
 peer_conf 198.18.0.2 198.18.0.1 >"$WORK/h3.conf"
 peer_conf 198.19.0.2 198.19.0.1 >"$WORK/h4.conf"
 for h in h2 h3 h4; do
-	daemon $h bird -f -c "$WORK/$h.conf" -s "$WORK/$h.ctl"
+	daemon $h "$WORK/daemons.log" bird -f -c "$WORK/$h.conf" -s "$WORK/$h.ctl"
 	eval "BIRD_$h=$LAST"
 done
 start_zebra

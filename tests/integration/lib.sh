@@ -13,7 +13,30 @@ SOCK=$WORK/router.sock
 FAILS=0
 CHECKS=0
 
+DAEMON_PIDS=()
+# daemon NS LOG CMD...: CMD in the background in namespace NS (the
+# router's: "-"), its output appended to LOG; its pid in LAST, and kept so
+# that finish stops it.
+daemon() {
+	local where=(ip netns exec "$RT_NS") log=$2
+	[ "$1" != - ] && where=(ip netns exec "$(ns_host "$1")")
+	shift 2
+	"${where[@]}" "$@" >>"$log" 2>&1 &
+	DAEMON_PIDS+=($!)
+	LAST=$!
+}
+stop_daemons() {
+	for p in "${DAEMON_PIDS[@]}"; do
+		kill "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	DAEMON_PIDS=()
+}
+
+# KEEP_LOGS=DIR keeps the test's work directory (logs, configurations).
 finish() {
+	stop_daemons
+	[ -z "${KEEP_LOGS:-}" ] || cp -r "$WORK" "$KEEP_LOGS"
 	ns_cleanup
 	rm -rf "$WORK"
 }

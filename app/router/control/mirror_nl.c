@@ -106,23 +106,51 @@ sweep(struct router *r)
 	r->mirror.resyncs++;
 }
 
+/* The notification socket is in the loop's epoll unless a dump is being
+ * read (notifications wait for its end, and a readable socket would wake
+ * the loop at once every round) or until ev_after_ms: after a read, the
+ * next waits for the clock's next millisecond, so that a daemon's burst
+ * of changes wakes the control core once a millisecond rather than once
+ * a route, which slowed the daemon's own writes to the kernel. */
+static void
+ev_watch(uint64_t now_ms)
+{
+	bool on = rt_mirror.dumping < 0 && now_ms >= rt_mirror.ev_after_ms;
+	if (on != rt_mirror.ev_on && rt_mirror.ev >= 0 &&
+	    rt_loop_rewatch(&rt_mirror.w, on ? EPOLLIN : 0) == 0)
+		rt_mirror.ev_on = on;
+}
+
+/* The dump being read, k, or none (-1). */
+static void
+dumping(int k)
+{
+	rt_mirror.dumping = k;
+	ev_watch(rt_now_ms());
+}
+
+/* A dump failed: none in progress, and another resynchronisation soon. */
+static void
+dump_failed(const char *what, int rc)
+{
+	RT_LOG(ERR, control, "kernel routes: %s (%s): tried again", what, strerror(-rc));
+	dumping(-1);
+	rt_mirror.resync = true;
+}
+
 /* Start dump k, or end the resynchronisation after the last. */
 static void
 dump_next(struct router *r, unsigned int k)
 {
-	for (; k < KINDS; k++) {
+	if (k < KINDS) {
 		int rc = dump_request(k);
-		if (rc == 0) {
-			rt_mirror.dumping = (int)k;
-			return;
-		}
-		RT_LOG(ERR, control, "kernel routes: dump request failed (%s): tried again",
-		       strerror(-rc));
-		rt_mirror.dumping = -1;
-		rt_mirror.resync = true;
+		if (rc == 0)
+			dumping((int)k);
+		else
+			dump_failed("dump request failed", rc);
 		return;
 	}
-	rt_mirror.dumping = -1;
+	dumping(-1);
 	sweep(r);
 }
 
@@ -156,20 +184,14 @@ resync_step(struct router *r, unsigned int budget, bool blocking)
 				continue;
 			if (errno == EAGAIN)
 				return;
-			RT_LOG(ERR, control, "kernel routes: dump failed (%s): tried again",
-			       strerror(errno));
-			rt_mirror.dumping = -1;
-			rt_mirror.resync = true;
+			dump_failed("dump failed", -errno);
 			return;
 		}
 		int rc = datagram(r, rxbuf, (size_t)len);
 		unsigned int k = (unsigned int)rt_mirror.dumping;
 		if (rc < 0 &&
 		    !(kinds[k].type == RTM_GETNEXTHOP && (rc == -EOPNOTSUPP || rc == -EINVAL))) {
-			RT_LOG(WARNING, control, "kernel routes: dump failed (%s): tried again",
-			       strerror(-rc));
-			rt_mirror.dumping = -1;
-			rt_mirror.resync = true;
+			dump_failed("dump failed", rc);
 			return;
 		}
 		if (rc != 0)
@@ -183,7 +205,8 @@ static void
 events(struct router *r, struct rt_watch *w, uint32_t ev)
 {
 	(void)w, (void)ev;
-	for (int i = 0; i < 256 && rt_mirror.dumping < 0; i++) {
+	int i;
+	for (i = 0; i < 256 && rt_mirror.dumping < 0; i++) {
 		ssize_t len = recv(rt_mirror.ev, rxbuf, sizeof(rxbuf), MSG_DONTWAIT);
 		if (len < 0) {
 			if (errno == ENOBUFS) {
@@ -193,6 +216,11 @@ events(struct router *r, struct rt_watch *w, uint32_t ev)
 			break;
 		}
 		datagram(r, rxbuf, (size_t)len);
+	}
+	if (i > 0 && i < 256) { /* read them all: the next after a pause */
+		uint64_t now = rt_now_ms();
+		rt_mirror.ev_after_ms = now + 1;
+		ev_watch(now);
 	}
 	if (rt_mirror.resync && rt_mirror.dumping < 0) {
 		rt_mirror.resync = false;
@@ -236,14 +264,29 @@ rt_mirror_resync_soon(void)
 		rt_mirror.resync = true;
 }
 
+/* The dump socket is readable: the next part of the dump in progress. */
+static void
+dump_ready(struct router *r, struct rt_watch *w, uint32_t ev)
+{
+	(void)w, (void)ev;
+	if (rt_mirror.dumping >= 0) {
+		resync_step(r, DUMP_BUDGET, false);
+		return;
+	}
+	/* an answer to no dump (what a failed one left): dropped, or the
+	 * socket would stay readable and wake every round */
+	while (recv(rt_mirror.dump, rxbuf, sizeof(rxbuf), MSG_DONTWAIT) >= 0)
+		;
+}
+
 /* A resynchronisation asked for outside the socket's events, and the
  * dump in progress, a budget a round. */
 static void
 round_hook(struct router *r, uint64_t now_ms)
 {
-	(void)now_ms;
 	if (rt_mirror.ev < 0)
 		return;
+	ev_watch(now_ms);
 	if (rt_mirror.resync && rt_mirror.dumping < 0) {
 		rt_mirror.resync = false;
 		resync_start(r);
@@ -263,7 +306,10 @@ rt_mirror_init(struct router *r)
 		return rc;
 	}
 	rt_mirror.w = (struct rt_watch){.fd = rt_mirror.ev, .ready = events};
+	rt_mirror.dw = (struct rt_watch){.fd = rt_mirror.dump, .ready = dump_ready};
+	rt_mirror.ev_on = true;
 	if ((rc = rt_loop_watch(&rt_mirror.w, EPOLLIN)) < 0 ||
+	    (rc = rt_loop_watch(&rt_mirror.dw, EPOLLIN)) < 0 ||
 	    (rc = rt_loop_on_round(round_hook)) < 0)
 		return rc;
 	/* Subscribed first, then dumped: a change in between arrives as a
@@ -282,8 +328,10 @@ rt_mirror_fini(struct router *r)
 		rt_loop_unwatch(&rt_mirror.w);
 		close(rt_mirror.ev);
 	}
-	if (rt_mirror.dump >= 0)
+	if (rt_mirror.dump >= 0) {
+		rt_loop_unwatch(&rt_mirror.dw);
 		close(rt_mirror.dump);
+	}
 	rt_mirror.ev = rt_mirror.dump = -1;
 	mset_free(&rt_mirror.own);
 	rt_mgroup_fini();

@@ -15,14 +15,16 @@ struct kobj {
 };
 
 struct rt_mirror {
-	int ev, dump; /* notifications; requests and their answers */
-	struct rt_watch w;
+	int ev, dump;          /* notifications; requests and their answers */
+	struct rt_watch w, dw; /* for ev (quiet while dumping), for dump */
 	struct mset own;
 	uint32_t gen;
 	struct kobj *obj;
 	size_t obj_cap, nb_obj;
-	bool resync; /* a notification was lost */
-	int dumping; /* the dump being read (mirror_nl.c's kinds), or -1 */
+	bool resync;          /* a notification was lost */
+	int dumping;          /* the dump being read (mirror_nl.c's kinds), or -1 */
+	bool ev_on;           /* ev is in the loop's epoll */
+	uint64_t ev_after_ms; /* not before this: notifications batched */
 	bool said[RT_MIRROR_SKIP_COUNT];
 };
 extern struct rt_mirror rt_mirror;
