@@ -5,7 +5,9 @@
 #      end to end over memif beside testpmd io: bench/memif_bench.sh;
 #   3. the Linux kernel: bench/kernel_bench.sh;
 #   4. churn under load: bench/churn_bench.sh;
-#   5. a neighbour flood: bench/flood_bench.sh.
+#   5. a neighbour flood: bench/flood_bench.sh;
+#   6. the RFC 2544 zero-loss rate and latency over memif, routerd with the
+#      full table beside testpmd io, 64 bytes and IMIX: bench/ndr.sh.
 # Then the summary, one "name value" a line, kept with every part's output
 # in bench/out/forwarding-TIME/, CSV rows in bench/out/*.csv, and the
 # plots (gnuplot) in that directory.
@@ -33,6 +35,8 @@ part "churn under load"
 bench/churn_bench.sh "$build" | tee "$out/churn.txt"
 part "neighbour flood"
 bench/flood_bench.sh "$build" | tee "$out/flood.txt"
+part "RFC 2544 zero-loss rate"
+DUTS=${DUTS:-testpmd full} SIZES=${SIZES:-64 imix} bench/ndr.sh "$build" | tee "$out/ndr.txt"
 
 val() { awk -v k="$2" '$1 == k { print $2 }' "$out/$1.txt" | tail -1; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
@@ -56,6 +60,10 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 		neigh_flood_cycles_per_pkt_256k flood_legit_rate_ratio; do
 		echo "$k $(val flood $k)"
 	done
+	for k in ndr4_64_vs_testpmd_io ndr6_64_vs_testpmd_io ndr4_imix_vs_testpmd_io \
+		ndr6_imix_vs_testpmd_io lat4_p99_us_at_50pct lat4_p99_at_50pct_vs_testpmd_io; do
+		echo "$k $(val ndr $k)"
+	done
 } | tee "$out/summary.txt"
 
 # CSV of this run's figures, then the plots.
@@ -68,6 +76,7 @@ awk -F, -v t="$last" '$1 == t && $2 ~ /^routerd_/ { print $3, $4, $5 }' bench/ou
 if command -v gnuplot >/dev/null; then
 	gnuplot -e "dir='$out'" bench/plots.gp
 	echo "plots: $out/pipeline_cycles.png $out/mpps_by_routes.png" >&2
+	bench/ndr_plot.sh "$out" own >&2
 else
 	echo "gnuplot not installed: no plots" >&2
 fi

@@ -1,26 +1,46 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * A traffic generator for the end-to-end benchmarks (issue 6: the memif
- * setup and the Linux kernel baseline): 64-byte UDP frames to random
- * addresses in random prefixes of a table, the pattern ring_loop puts in
- * the ring loop, sent as fast as the port takes them.
+ * The project's traffic generator: UDP frames to random addresses in
+ * random prefixes of a table, the pattern ring_loop puts in the ring loop.
+ * Two modes:
  *
- *   pkt_gen [EAL options: one port] -- --table FILE --dmac MAC
- *           [--seconds S] [--flows N] [--src ADDR] [--rate PPS]
+ *   pkt_gen [EAL: one port] -- --table FILE --dmac MAC [--seconds S]
+ *           [--flows N] [--src ADDR] [--rate PPS] [--size N|imix]
+ *     streams on its port for S seconds, as fast as the port takes the
+ *     frames (memif pushes back when the receiver falls behind, so the
+ *     rate sent is the receiver's) or paced at RATE, and prints the
+ *     packets a second it sent, every second and overall. Whatever comes
+ *     back is received and freed, so a peer is never held up by it.
  *
- * RATE paces the bursts (the generator sleeps between them, leaving its
- * core to others); 0, the default, sends as fast as the port takes them.
- * Whatever comes back on the port is received and freed, so that a peer
- * sending to the generator is never held up by it.
+ *   pkt_gen [EAL: two ports] -- --commands --table FILE --dmac MAC ...
+ *     the tester of an RFC 2544 trial (bench/ndr.sh): sends on the first
+ *     port, receives what the device under test forwards on the second,
+ *     and takes commands on stdin, one a line:
+ *       trial RATE SECONDS  offer RATE packets a second (0: as fast as
+ *                           the port takes them) for SECONDS, wait for
+ *                           the stragglers, print one "result" line;
+ *       size N|imix         rebuild the frames at N bytes, or IMIX;
+ *       quit
+ *     It prints "ready" once both ports are up.
  *
- * TABLE: "PREFIX/LEN anything" lines (the vendored format). N (default
- * 4096) frames are built once, as templates; each burst copies the next
- * 32 of them into freshly allocated mbufs, which the driver frees after
- * its own copy. (Sending the templates themselves with their reference
- * count raised, as before 2026-11-30, cost two atomic read-modify-writes
- * a packet, one here and one in the driver's free: enough to make the
- * generator, not the receiver, the bound of the memif benchmark.) Prints
- * the packets a second it sent, every second and overall.
+ *   pkt_gen [EAL: no port] -- --pcap OUT --table FILE --dmac MAC ...
+ *     writes the frames it would send to a pcap file and exits: the same
+ *     traffic for pktgen-dpdk to replay (bench/pktgen.sh).
+ *
+ * Frames are built once, N (--flows, default 4096) of them, as
+ * templates; each burst copies the next 32 into freshly allocated mbufs,
+ * which the driver frees after its own copy. (Sending the templates
+ * themselves with their reference count raised cost two atomic
+ * read-modify-writes a packet, enough to make the generator the bound.)
+ *
+ * Sizes count the FCS, as RFC 2544 does: 64 bytes is 60 in the mbuf.
+ * IMIX is the simple 7:4:1 mix of 64, 594 and 1518 bytes. Each frame with
+ * room for it carries a 12-byte tag after its UDP header (the trial's
+ * number and the TSC at sending), from which the receiving side reads the
+ * latency; a 64-byte IPv6 frame has no such room and is only counted.
+ * The TSC is the same clock on every core of the machine (constant and
+ * synchronised on the CPUs this runs on), so a tag stamped on one core
+ * and read on another, in the process of the same generator, is exact.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -37,10 +57,14 @@
 #include <rte_memcpy.h>
 
 #include "bench_util.h"
+#include "lat_hist.h"
 #include "prefix_file.h"
 #include "udp_frame.h"
 
 #define BURST 32
+#define TAG_LEN 12
+#define TAG_MAGIC 0x52470000u /* "RG" and the trial's number */
+#define IMIX_SIZE 0           /* --size imix */
 
 static volatile int stop;
 
@@ -51,127 +75,227 @@ on_signal(int sig)
 	stop = 1;
 }
 
-int
-main(int argc, char **argv)
-{
-	int rc = rte_eal_init(argc, argv);
-	if (rc < 0)
-		bench_die("EAL", -rte_errno);
-	argc -= rc;
-	argv += rc;
-	const char *table = NULL, *src_s = NULL;
-	struct rte_ether_addr dmac;
-	bool have_dmac = false;
-	double seconds = 10, rate = 0;
-	uint32_t flows = 4096;
-	static const struct option opts[] = {{"table", required_argument, NULL, 't'},
-					     {"dmac", required_argument, NULL, 'd'},
-					     {"seconds", required_argument, NULL, 's'},
-					     {"flows", required_argument, NULL, 'f'},
-					     {"src", required_argument, NULL, 'a'},
-					     {"rate", required_argument, NULL, 'r'},
-					     {NULL, 0, NULL, 0}};
-	int c;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 't':
-			table = optarg;
-			break;
-		case 'd':
-			have_dmac = rte_ether_unformat_addr(optarg, &dmac) == 0;
-			break;
-		case 's':
-			seconds = strtod(optarg, NULL);
-			break;
-		case 'f':
-			flows = (uint32_t)strtoul(optarg, NULL, 0);
-			break;
-		case 'a':
-			src_s = optarg;
-			break;
-		case 'r':
-			rate = strtod(optarg, NULL);
-			break;
-		default:
-			return 2;
-		}
-	}
-	if (table == NULL || !have_dmac || flows < BURST || seconds <= 0 || rate < 0)
-		bench_die("give --table, --dmac, --flows >= 32, --seconds > 0, --rate >= 0",
-			  -EINVAL);
-	if (rte_eth_dev_count_avail() != 1)
-		bench_die("give EAL exactly one port", -EINVAL);
-
+struct gen {
+	uint16_t tx_port, rx_port;
+	uint8_t family;
+	uint16_t tag_off; /* UDP payload: where the tag goes */
+	uint16_t size;    /* bytes a frame, or IMIX_SIZE */
+	uint32_t n_tpl, next, trial;
+	uint64_t hz;
+	struct rte_mempool *mp;
+	struct rte_mbuf **tpl;
+	struct rte_ether_addr dmac, smac;
+	uint8_t src[16];
 	struct prefix_list pl;
-	if ((rc = prefix_list_load(table, &pl)) < 0)
-		bench_die(table, rc);
-	if (pl.n == 0)
-		bench_die("empty table", -EINVAL);
-	uint8_t family = pl.p[0].family, src[16];
-	if (src_s == NULL)
-		src_s = family == FIB_AF_INET ? "192.0.2.100" : "2001:db8:1::100";
-	if (inet_pton(family == FIB_AF_INET ? AF_INET : AF_INET6, src_s, src) != 1)
-		bench_die("--src", -EINVAL);
+	struct lat_hist hist;
+};
 
-	struct rte_mempool *mp = rte_pktmbuf_pool_create(
-		"gen", flows + 4096, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
-	if (mp == NULL)
-		bench_die("mbuf pool", -rte_errno);
-	struct rte_eth_conf conf = {0};
-	if ((rc = rte_eth_dev_configure(0, 1, 1, &conf)) < 0 ||
-	    (rc = rte_eth_rx_queue_setup(0, 0, 512, (unsigned int)rte_socket_id(), NULL, mp)) < 0 ||
-	    (rc = rte_eth_tx_queue_setup(0, 0, 1024, (unsigned int)rte_socket_id(), NULL)) < 0 ||
-	    (rc = rte_eth_dev_start(0)) < 0)
-		bench_die("port", rc);
-	struct rte_ether_addr smac;
-	rte_eth_macaddr_get(0, &smac);
+/* The mix's frame I: seven of 64 bytes, four of 594, one of 1518,
+ * spread over twelve so that no burst is all of one size. */
+static uint16_t
+imix_size(uint32_t i)
+{
+	static const uint16_t mix[12] = {64, 594, 64, 64, 1518, 64, 594, 64, 64, 594, 64, 594};
+	return mix[i % 12];
+}
 
-	struct rte_mbuf **pkts = calloc(flows, sizeof(*pkts));
-	if (pkts == NULL || rte_pktmbuf_alloc_bulk(mp, pkts, flows) != 0)
+static void
+build_templates(struct gen *g)
+{
+	if (g->tpl[0] != NULL)
+		rte_pktmbuf_free_bulk(g->tpl, g->n_tpl);
+	if (rte_pktmbuf_alloc_bulk(g->mp, g->tpl, g->n_tpl) != 0)
 		bench_die("mbufs", -ENOMEM);
 	uint64_t seed = 0x6e6;
-	for (uint32_t i = 0; i < flows; i++) {
+	for (uint32_t i = 0; i < g->n_tpl; i++) {
 		uint8_t dst[16];
-		const struct fib_prefix *p = &pl.p[bench_rand(&seed) % pl.n];
+		const struct fib_prefix *p = &g->pl.p[bench_rand(&seed) % g->pl.n];
 		uint64_t h = bench_rand(&seed), l = bench_rand(&seed);
 		prefix_pick(p, h, l, dst);
-		udp_frame(pkts[i], family, &dmac, &smac, src, dst, (uint16_t)(1024 + i));
+		udp_frame_sized(g->tpl[i], g->family, &g->dmac, &g->smac, g->src, dst,
+				(uint16_t)(1024 + i),
+				g->size == IMIX_SIZE ? imix_size(i) : g->size);
 	}
-	prefix_list_free(&pl);
+	g->next = 0;
+}
 
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	uint64_t hz = rte_get_tsc_hz(), t0 = rte_rdtsc(), end = t0 + (uint64_t)(seconds * hz);
-	uint64_t sent = 0, mark = t0, sent_mark = 0, received = 0;
-	uint64_t gap = rate > 0 ? (uint64_t)((double)hz * BURST / rate) : 0, due = t0;
-	uint32_t next = 0;
-	while (!stop) {
-		struct rte_mbuf *b[BURST];
-		uint16_t got = rte_eth_rx_burst(0, 0, b, BURST);
-		if (got > 0) {
-			rte_pktmbuf_free_bulk(b, got);
-			received += got;
+/* Send the next burst; returns how many the port took. Tags carry TSC. */
+static uint16_t
+send_burst(struct gen *g, uint64_t *bytes)
+{
+	struct rte_mbuf *b[BURST];
+	if (rte_pktmbuf_alloc_bulk(g->mp, b, BURST) != 0)
+		bench_die("mbufs in flight", -ENOMEM);
+	uint64_t now = rte_rdtsc();
+	uint32_t tag = TAG_MAGIC | (g->trial & 0xffff);
+	for (int k = 0; k < BURST; k++) {
+		const struct rte_mbuf *t = g->tpl[g->next + (uint32_t)k];
+		uint8_t *d = rte_pktmbuf_mtod(b[k], uint8_t *);
+		rte_memcpy(d, rte_pktmbuf_mtod(t, const void *), t->data_len);
+		b[k]->data_len = t->data_len;
+		b[k]->pkt_len = t->pkt_len;
+		if (t->data_len >= g->tag_off + TAG_LEN) {
+			memcpy(d + g->tag_off, &tag, 4);
+			memcpy(d + g->tag_off + 4, &now, 8);
 		}
+	}
+	uint16_t n = rte_eth_tx_burst(g->tx_port, 0, b, BURST);
+	for (uint16_t k = 0; k < n; k++)
+		*bytes += b[k]->pkt_len + RTE_ETHER_CRC_LEN;
+	if (n < BURST)
+		rte_pktmbuf_free_bulk(&b[n], BURST - n);
+	g->next = g->next + BURST + BURST > g->n_tpl ? 0 : g->next + BURST;
+	return n;
+}
+
+/* Receive a burst on the receiving port; latency of this trial's tags. */
+static uint16_t
+receive(struct gen *g)
+{
+	struct rte_mbuf *b[BURST];
+	uint16_t got = rte_eth_rx_burst(g->rx_port, 0, b, BURST);
+	if (got == 0)
+		return 0;
+	uint64_t now = rte_rdtsc();
+	uint32_t want = TAG_MAGIC | (g->trial & 0xffff), tag;
+	for (uint16_t k = 0; k < got; k++) {
+		const uint8_t *d = rte_pktmbuf_mtod(b[k], const uint8_t *);
+		uint64_t sent;
+		if (b[k]->data_len < g->tag_off + TAG_LEN)
+			continue;
+		memcpy(&tag, d + g->tag_off, 4);
+		memcpy(&sent, d + g->tag_off + 4, 8);
+		if (tag == want && sent <= now)
+			lat_hist_add(&g->hist, (now - sent) * 1000000000 / g->hz);
+	}
+	rte_pktmbuf_free_bulk(b, got);
+	return got;
+}
+
+/* One trial: offer RATE (0: all the port takes) for SECONDS, then
+ * receive until 50 ms pass with nothing (a second at most), and print
+ * the counts and the latency. A frame the port refused counts as offered
+ * and lost at a set rate: on a wire it would have been dropped at the
+ * receiver's full RX ring, which is what memif's full ring stands for. */
+static void
+trial(struct gen *g, double rate, double seconds)
+{
+	while (receive(g) > 0) /* stragglers of the last trial */
+		;
+	g->trial++;
+	lat_hist_reset(&g->hist);
+	uint64_t offered = 0, sent = 0, received = 0, bytes = 0;
+	uint64_t t0 = rte_rdtsc(), end = t0 + (uint64_t)(seconds * (double)g->hz);
+	double cycles_per_pkt = rate > 0 ? (double)g->hz / rate : 0;
+	uint64_t now = t0;
+	while (now < end && !stop) {
+		received += receive(g);
+		now = rte_rdtsc();
+		if (rate > 0 && now < t0 + (uint64_t)((double)offered * cycles_per_pkt))
+			continue;
+		uint16_t n = send_burst(g, &bytes);
+		sent += n;
+		offered += rate > 0 ? BURST : n;
+	}
+	double secs = (double)(now - t0) / (double)g->hz;
+	uint64_t quiet = now, limit = now + g->hz;
+	while ((now = rte_rdtsc()) < limit && now - quiet < g->hz / 20) {
+		uint16_t got = receive(g);
+		received += got;
+		if (got > 0)
+			quiet = now;
+	}
+	printf("result rate_pps %.0f offered %llu sent %llu received %llu seconds %.3f "
+	       "frame_bytes %.1f lat_n %llu lat_min_ns %llu lat_p50_ns %llu lat_p99_ns %llu "
+	       "lat_max_ns %llu\n",
+	       (double)offered / secs, (unsigned long long)offered, (unsigned long long)sent,
+	       (unsigned long long)received, secs, sent ? (double)bytes / (double)sent : 0.0,
+	       (unsigned long long)g->hist.n, (unsigned long long)(g->hist.n ? g->hist.min_ns : 0),
+	       (unsigned long long)lat_hist_quantile(&g->hist, 0.5),
+	       (unsigned long long)lat_hist_quantile(&g->hist, 0.99),
+	       (unsigned long long)g->hist.max_ns);
+	fflush(stdout);
+}
+
+/* The templates as a classic pcap file (microsecond stamps, Ethernet). */
+static void
+write_pcap(const struct gen *g, const char *path)
+{
+	FILE *f = fopen(path, "wb");
+	if (f == NULL)
+		bench_die(path, -errno);
+	const uint32_t hdr[6] = {0xa1b2c3d4, 0x00040002, 0, 0, 65535, 1};
+	fwrite(hdr, sizeof(hdr), 1, f);
+	for (uint32_t i = 0; i < g->n_tpl; i++) {
+		const struct rte_mbuf *m = g->tpl[i];
+		const uint32_t rec[4] = {0, i, m->data_len, m->data_len};
+		fwrite(rec, sizeof(rec), 1, f);
+		fwrite(rte_pktmbuf_mtod(m, const void *), m->data_len, 1, f);
+	}
+	if (fclose(f) != 0)
+		bench_die(path, -errno);
+}
+
+static uint16_t
+parse_size(const char *s)
+{
+	if (strcmp(s, "imix") == 0)
+		return IMIX_SIZE;
+	unsigned long v = strtoul(s, NULL, 10);
+	return v >= 64 && v <= 1518 ? (uint16_t)v : UINT16_MAX;
+}
+
+/* The command loop of a trial tester (see the top of the file). */
+static void
+commands(struct gen *g)
+{
+	struct rte_eth_link l0, l1;
+	for (int i = 0; i < 1000; i++) {
+		rte_eth_link_get_nowait(g->tx_port, &l0);
+		rte_eth_link_get_nowait(g->rx_port, &l1);
+		if (l0.link_status && l1.link_status)
+			break;
+		rte_delay_us_sleep(10000);
+	}
+	if (!l0.link_status || !l1.link_status)
+		bench_die("ports down after 10 s", -ENOTCONN);
+	printf("ready\n");
+	fflush(stdout);
+	char line[128], arg[32];
+	double rate, seconds;
+	while (!stop && fgets(line, sizeof(line), stdin) != NULL) {
+		if (sscanf(line, "trial %lf %lf", &rate, &seconds) == 2 && rate >= 0 &&
+		    seconds > 0) {
+			trial(g, rate, seconds);
+		} else if (sscanf(line, "size %31s", arg) == 1 && parse_size(arg) != UINT16_MAX) {
+			g->size = parse_size(arg);
+			build_templates(g);
+			printf("ok\n");
+		} else if (strncmp(line, "quit", 4) == 0) {
+			break;
+		} else {
+			printf("error bad command: %s", line);
+		}
+		fflush(stdout);
+	}
+}
+
+/* Stream mode (see the top of the file). */
+static void
+stream(struct gen *g, double seconds, double rate)
+{
+	uint64_t hz = g->hz, t0 = rte_rdtsc(), end = t0 + (uint64_t)(seconds * (double)hz);
+	uint64_t sent = 0, mark = t0, sent_mark = 0, received = 0, bytes = 0;
+	uint64_t gap = rate > 0 ? (uint64_t)((double)hz * BURST / rate) : 0, due = t0;
+	while (!stop) {
+		received += receive(g);
 		if (gap != 0) { /* paced: sleep until this burst is due */
 			uint64_t t = rte_rdtsc();
 			if (t < due)
 				rte_delay_us_sleep((unsigned int)((due - t) * 1000000 / hz) + 1);
 			due += gap;
 		}
-		if (rte_pktmbuf_alloc_bulk(mp, b, BURST) != 0)
-			bench_die("mbufs in flight", -ENOMEM);
-		for (int k = 0; k < BURST; k++) {
-			const struct rte_mbuf *t = pkts[next + (uint32_t)k];
-			rte_memcpy(rte_pktmbuf_mtod(b[k], void *),
-				   rte_pktmbuf_mtod(t, const void *), t->data_len);
-			b[k]->data_len = t->data_len;
-			b[k]->pkt_len = t->pkt_len;
-		}
-		uint16_t n = rte_eth_tx_burst(0, 0, b, BURST);
-		if (n < BURST)
-			rte_pktmbuf_free_bulk(&b[n], BURST - n);
-		sent += n;
-		next = next + BURST + BURST > flows ? 0 : next + BURST;
+		sent += send_burst(g, &bytes);
 		uint64_t now = rte_rdtsc();
 		if (now - mark >= hz) {
 			printf("sent_mpps %.3f\n", (double)(sent - sent_mark) /
@@ -188,7 +312,131 @@ main(int argc, char **argv)
 	printf("sent %llu packets in %.2f s: %.3f Mpps\n", (unsigned long long)sent, secs,
 	       (double)sent / secs / 1e6);
 	printf("received %llu packets\n", (unsigned long long)received);
+}
+
+static void
+port_start(struct gen *g, uint16_t port)
+{
+	struct rte_eth_conf conf = {0};
+	int rc;
+	if ((rc = rte_eth_dev_configure(port, 1, 1, &conf)) < 0 ||
+	    (rc = rte_eth_rx_queue_setup(port, 0, 512, (unsigned int)rte_socket_id(), NULL,
+					 g->mp)) < 0 ||
+	    (rc = rte_eth_tx_queue_setup(port, 0, 1024, (unsigned int)rte_socket_id(), NULL)) < 0 ||
+	    (rc = rte_eth_dev_start(port)) < 0)
+		bench_die("port", rc);
+}
+
+int
+main(int argc, char **argv)
+{
+	int rc = rte_eal_init(argc, argv);
+	if (rc < 0)
+		bench_die("EAL", -rte_errno);
+	argc -= rc;
+	argv += rc;
+	static struct gen g = {.size = 64};
+	const char *table = NULL, *src_s = NULL, *pcap = NULL;
+	bool have_dmac = false, cmd_mode = false;
+	double seconds = 10, rate = 0;
+	g.n_tpl = 4096;
+	static const struct option opts[] = {
+		{"table", required_argument, NULL, 't'},   {"dmac", required_argument, NULL, 'd'},
+		{"seconds", required_argument, NULL, 's'}, {"flows", required_argument, NULL, 'f'},
+		{"src", required_argument, NULL, 'a'},     {"rate", required_argument, NULL, 'r'},
+		{"size", required_argument, NULL, 'z'},    {"commands", no_argument, NULL, 'c'},
+		{"pcap", required_argument, NULL, 'p'},    {NULL, 0, NULL, 0}};
+	int c;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			table = optarg;
+			break;
+		case 'd':
+			have_dmac = rte_ether_unformat_addr(optarg, &g.dmac) == 0;
+			break;
+		case 's':
+			seconds = strtod(optarg, NULL);
+			break;
+		case 'f':
+			g.n_tpl = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
+		case 'a':
+			src_s = optarg;
+			break;
+		case 'r':
+			rate = strtod(optarg, NULL);
+			break;
+		case 'z':
+			g.size = parse_size(optarg);
+			break;
+		case 'c':
+			cmd_mode = true;
+			break;
+		case 'p':
+			pcap = optarg;
+			break;
+		default:
+			return 2;
+		}
+	}
+	if (table == NULL || !have_dmac || g.n_tpl < BURST || seconds <= 0 || rate < 0 ||
+	    g.size == UINT16_MAX)
+		bench_die("give --table, --dmac, --flows >= 32, --seconds > 0, --rate >= 0, "
+			  "--size 64..1518 or imix",
+			  -EINVAL);
+	if (rte_eth_dev_count_avail() != (pcap ? 0 : cmd_mode ? 2 : 1))
+		bench_die(pcap       ? "give EAL no port with --pcap"
+			  : cmd_mode ? "give EAL two ports with --commands"
+				     : "give EAL one port",
+			  -EINVAL);
+	g.tx_port = 0;
+	g.rx_port = cmd_mode ? 1 : 0;
+
+	if ((rc = prefix_list_load(table, &g.pl)) < 0)
+		bench_die(table, rc);
+	if (g.pl.n == 0)
+		bench_die("empty table", -EINVAL);
+	g.family = g.pl.p[0].family;
+	g.tag_off = g.family == FIB_AF_INET ? 14 + 20 + 8 : 14 + 40 + 8;
+	if (src_s == NULL)
+		src_s = g.family == FIB_AF_INET ? "192.0.2.100" : "2001:db8:1::100";
+	if (inet_pton(g.family == FIB_AF_INET ? AF_INET : AF_INET6, src_s, g.src) != 1)
+		bench_die("--src", -EINVAL);
+
+	g.mp = rte_pktmbuf_pool_create("gen", g.n_tpl + 8192, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
+				       (int)rte_socket_id());
+	if (g.mp == NULL)
+		bench_die("mbuf pool", -rte_errno);
+	if (pcap == NULL)
+		port_start(&g, 0);
+	if (cmd_mode)
+		port_start(&g, 1);
+	if (pcap == NULL)
+		rte_eth_macaddr_get(0, &g.smac);
+	else /* pktgen's port, whatever its address: memif does not filter */
+		rte_ether_unformat_addr("02:00:00:00:00:10", &g.smac);
+	g.tpl = calloc(g.n_tpl, sizeof(*g.tpl));
+	if (g.tpl == NULL)
+		bench_die("templates", -ENOMEM);
+	g.hz = rte_get_tsc_hz();
+	build_templates(&g);
+
+	if (pcap != NULL) {
+		write_pcap(&g, pcap);
+		rte_eal_cleanup();
+		return 0;
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	if (cmd_mode)
+		commands(&g);
+	else
+		stream(&g, seconds, rate);
+	prefix_list_free(&g.pl);
 	rte_eth_dev_stop(0);
+	if (cmd_mode)
+		rte_eth_dev_stop(1);
 	rte_eal_cleanup();
 	return 0;
 }

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# RFC 2544 throughput (the zero-loss rate, NDR) and latency over memif:
+#   tester port 0 --memif--> port0 [device under test] port1 --memif--> tester port 1
+# The tester is bench/pkt_gen in its trial mode (two memif clients, CPU 0),
+# or pktgen-dpdk (bench/pktgen.sh, which sources this file's search). The
+# device under test is dpdk-testpmd io (the I/O limit of the setup) or
+# routerd with l3fwd's two routes (small) or the vendored table (full),
+# on CPU 1, every route via a neighbour on port1.
+#
+#   bench/ndr.sh [BUILD_DIR]
+# Settings (environment):
+#   DUTS="testpmd small full"  FAMILIES="4 6"  REPS=1
+#   SIZES="64 128 256 512 1024 1280 1518 imix"  (bytes with the FCS)
+#   TRIAL_S=10     seconds a trial (60 for a published run)
+#   LOSS_TOL=0     share of the offered frames a trial may lose and pass
+#   RES=0.01       the search stops when its interval is narrower than
+#                  this share of the rate the device carried unpaced
+#   LAT_LOADS="10 50 90"  latency trials, in % of the zero-loss rate
+#   MEMIF_RSIZE=14 log2 of the memif rings' size, both sides (see below)
+#   SMOKE=1        make test's run: one short search, checks it completed
+#
+# A search: one unpaced trial gives the rate the device carries when the
+# tester pushes as hard as the memif ring lets it (MAX); then a binary
+# search over offered rates in [0, MAX] for the highest at which a trial
+# loses at most LOSS_TOL, down to RES x MAX. The zero-loss rate is the
+# offered rate of the best passing trial; then one trial at each of
+# LAT_LOADS of it for latency. Rows go to bench/out/ndr.csv and
+# bench/out/ndr_lat.csv; the summary lines ("name value") compare routerd
+# with testpmd io, as the median over REPS of each repetition's ratio.
+#
+# Frames refused by a full memif ring count as lost: on a wire they
+# would have been dropped at the receiver's full RX ring. This machine's
+# cores stop for up to 7 ms a few times a minute whatever runs on them
+# (the hypervisor's steal time; docs/load-testing.md, "This machine"):
+# with memif's default 1024-frame rings every 10-second trial then loses
+# frames at any rate above 0.3 Mpps, testpmd's as routerd's. The rings
+# are 16384 frames by default here (the memif maximum), which absorbs a
+# stall at the rates measured; 82599 rings hold at most 4096.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=$(realpath "${1:-build}")
+DUTS=${DUTS:-testpmd small full}
+FAMILIES=${FAMILIES:-4 6}
+SIZES=${SIZES:-64 128 256 512 1024 1280 1518 imix}
+TRIAL_S=${TRIAL_S:-10}
+LOSS_TOL=${LOSS_TOL:-0}
+RES=${RES:-0.01}
+LAT_LOADS=${LAT_LOADS:-10 50 90}
+REPS=${REPS:-1}
+if [ -n "${SMOKE:-}" ]; then
+	DUTS=small FAMILIES=4 SIZES=64 TRIAL_S=0.5 RES=0.1 LAT_LOADS=50 REPS=1
+fi
+work=$build/ndr
+mkdir -p "$work" bench/out
+# shellcheck source=ring_lib.sh
+. bench/ring_lib.sh
+if [ -n "${SMOKE:-}" ]; then
+	free=$(awk '/HugePages_Free/ {print $2}' /proc/meminfo)
+	[ "${free:-0}" -ge 600 ] || { echo "skipped: ${free:-0} free hugepages"; exit 77; }
+	work=$(mktemp -d)
+	trap 'rm -rf "$work"' EXIT
+fi
+ring_tables
+# shellcheck source=ndr_lib.sh
+. bench/ndr_lib.sh
+
+# The own generator as the tester, in a coprocess: gen_start TABLE.
+gen_pid=
+gen_start() {
+	coproc GEN { "$build/bench/pkt_gen" -l 0 --no-pci --file-prefix=ndrg --log-level=lib.eal:error \
+		--no-telemetry "--vdev=net_memif0,role=client,socket=$work/m0.sock,socket-abstract=no,rsize=${MEMIF_RSIZE:-14}" \
+		"--vdev=net_memif1,role=client,socket=$work/m1.sock,socket-abstract=no,rsize=${MEMIF_RSIZE:-14}" -- --commands \
+		--table "$1" --dmac 02:00:00:00:00:01 2>"$work/gen.err"; }
+	gen_pid=$GEN_PID
+	local line
+	read -r -t 30 line <&"${GEN[0]}" || true
+	[ "$line" = ready ] || { cat "$work/gen.err" >&2; exit 1; }
+}
+gen_stop() {
+	[ -n "$gen_pid" ] || return 0
+	echo quit >&"${GEN[1]}" || true
+	wait "$gen_pid" 2>/dev/null || true
+	gen_pid=
+}
+# tester_size N|imix; tester_trial RATE SECONDS prints the result line.
+tester_size() {
+	local line
+	echo "size $1" >&"${GEN[1]}"
+	read -r -t 30 line <&"${GEN[0]}"
+	[ "$line" = ok ] || { echo "pkt_gen: $line" >&2; exit 1; }
+}
+tester_trial() {
+	local line
+	echo "trial $1 $2" >&"${GEN[1]}"
+	read -r -t "$(awk -v s="$2" 'BEGIN { print int(s) + 30 }')" line <&"${GEN[0]}"
+	echo "$line"
+}
+
+trap 'gen_stop; dut_stop; [ -z "${SMOKE:-}" ] || rm -rf "$work"' EXIT
+tester_open() { gen_start "$1"; }
+tester_close() { gen_stop; }
+ndr_run own
+if [ -n "${SMOKE:-}" ]; then
+	# the search ran: its trials accounted for every frame, and it found a rate
+	ndr_smoke_check
+	exit
+fi
+ndr_summary own

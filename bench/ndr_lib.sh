@@ -1,0 +1,211 @@
+# The RFC 2544 search and its device under test, shared by bench/ndr.sh
+# (the own generator) and bench/pktgen.sh (pktgen-dpdk). Source it after
+# bench/ring_lib.sh, with build, work, TRIAL_S, LOSS_TOL, RES, LAT_LOADS
+# and SMOKE set, and with the tester's functions defined by the caller:
+#   tester_open TABLE           before a device's sizes (TABLE: its routes)
+#   tester_close                after them
+#   tester_size N|imix
+#   tester_trial RATE SECONDS   prints "result rate_pps R offered O sent S
+#                               received X ... lat_min_ns .. lat_p50_ns ..
+#                               lat_p99_ns .. lat_max_ns .." (bench/pkt_gen.c)
+# The device's memif ports are servers on $work/m0.sock and $work/m1.sock.
+# shellcheck shell=bash
+
+dut_pid=
+dut_eal=(-l 0,1 --no-pci --file-prefix=ndrd --log-level=lib.eal:error --no-telemetry
+	--force-max-simd-bitwidth=512
+	"--vdev=net_memif0,role=server,socket=$work/m0.sock,socket-abstract=no,mac=02:00:00:00:00:01,rsize=${MEMIF_RSIZE:-14}"
+	"--vdev=net_memif1,role=server,socket=$work/m1.sock,socket-abstract=no,mac=02:00:00:00:00:03,rsize=${MEMIF_RSIZE:-14}")
+
+dut_stop() {
+	stop_pid "$dut_pid"
+	dut_pid=
+	rm -f /dev/hugepages/ndrdmap_* "$work/m0.sock" "$work/m1.sock"
+}
+
+# dut_start testpmd|small|full TABLE FAMILY
+dut_start() {
+	rm -f "$work/m0.sock" "$work/m1.sock"
+	if [ "$1" = testpmd ]; then
+		dpdk-testpmd "${dut_eal[@]}" -- --forward-mode=io --nb-cores=1 --auto-start --total-num-mbufs=32768 \
+			--stats-period=100 </dev/null >"$work/dut.log" 2>&1 &
+		dut_pid=$!
+		log=$work/dut.log wait_up "$dut_pid" test -S "$work/m1.sock"
+		return
+	fi
+	cat >"$work/startup" <<-EOS
+		addr add 192.0.2.1/24 dev port0
+		addr add 198.51.100.1/24 dev port1
+		addr add 2001:db8:1::1/64 dev port0
+		addr add 2001:db8:2::1/64 dev port1
+		neigh add 198.51.100.2 lladdr 02:00:00:00:00:02 dev port1
+		neigh add 2001:db8:2::2 lladdr 02:00:00:00:00:02 dev port1
+	EOS
+	rm -f "$work/sock"
+	"$build/app/routerd" "${dut_eal[@]}" -- --no-control-ports --socket "$work/sock" \
+		--startup "$work/startup" --set idle-backoff=off >"$work/dut.log" 2>&1 &
+	dut_pid=$!
+	log=$work/dut.log wait_up "$dut_pid" test -S "$work/sock"
+	awk -v f="$3" '{ print "route add " $1 " via " (f == 6 ? "2001:db8:2::2" : "198.51.100.2") }' "$2" |
+		"$build/app/routerctl" -S "$work/sock" -b - >/dev/null
+}
+
+# dut_cycles: routerd's worker counters "rx busy_cycles" (testpmd: "0 0").
+dut_cycles() {
+	grep -q "^routerd" "$work/dut.log" || { echo 0 0; return; }
+	"$build/app/routerctl" -S "$work/sock" stats | awk '
+		$2 == "worker0.rx" { rx = $3 } $2 == "worker0.busy_cycles" { c = $3 }
+		END { printf "%d %d\n", rx, c }'
+}
+
+# field LINE NAME: the value after NAME in a result line.
+field() { awk -v k="$2" '{ for (i = 1; i < NF; i++) if ($i == k) { print $(i + 1); exit } }' <<<"$1"; }
+
+# passes LINE: the trial lost at most LOSS_TOL of what it offered.
+passes() {
+	awk -v o="$(field "$1" offered)" -v r="$(field "$1" received)" -v t="$LOSS_TOL" \
+		'BEGIN { exit !(o > 0 && o - r <= t * o) }'
+}
+
+# trial RATE SECONDS: one trial, logged; its result line in $last.
+trial() {
+	last=$(tester_trial "$1" "$2")
+	[[ "$last" == result* ]] || { echo "tester: ${last:-no answer}" >&2; exit 1; }
+	echo "  offered $(awk -v r="$1" 'BEGIN { printf "%.3f", r / 1e6 }') Mpps:" \
+		"lost $(($(field "$last" offered) - $(field "$last" received)))" \
+		"of $(field "$last" offered), p99 $(field "$last" lat_p99_ns) ns" >&2
+	echo "$last" >>"$work/trials.log"
+}
+
+ndr_out() { if [ -n "${SMOKE:-}" ]; then echo "$work"; else echo bench/out; fi; }
+
+# ndr_search GEN DUT FAMILY SIZE REP: the search and the latency trials
+# for one case, appended to ndr.csv and ndr_lat.csv.
+ndr_search() {
+	local gen=$1 dut=$2 fam=$3 size=$4 rep=$5 max lo=0 hi mid best= bytes n=1 out
+	out=$(ndr_out)
+	local c0 c1 cpp=-
+	read -ra c0 <<<"$(dut_cycles)"
+	trial 0 "$TRIAL_S"
+	read -ra c1 <<<"$(dut_cycles)"
+	# routerd's busy TSC cycles a packet at its full rate, memif included
+	[ "${c1[0]}" = "${c0[0]}" ] ||
+		cpp=$(awk -v p=$((c1[0] - c0[0])) -v c=$((c1[1] - c0[1])) 'BEGIN { printf "%.1f", c / p }')
+	max=$(awk -v s="$(field "$last" received)" -v t="$(field "$last" seconds)" 'BEGIN { printf "%.0f", s / t }')
+	bytes=$(field "$last" frame_bytes)
+	hi=$max
+	trial "$hi" "$TRIAL_S"
+	n=$((n + 1))
+	if passes "$last"; then
+		best=$last
+	else
+		while awk -v l="$lo" -v h="$hi" -v m="$max" -v r="$RES" 'BEGIN { exit !(h - l > r * m) }'; do
+			mid=$(awk -v l="$lo" -v h="$hi" 'BEGIN { printf "%.0f", (l + h) / 2 }')
+			trial "$mid" "$TRIAL_S"
+			n=$((n + 1))
+			if passes "$last"; then
+				lo=$mid
+				best=$last
+			else
+				hi=$mid
+			fi
+		done
+	fi
+	local ndr=0
+	[ -z "$best" ] || ndr=$(field "$best" rate_pps)
+	[ -s "$out/ndr.csv" ] ||
+		echo "time,gen,dut,family,size,rep,trial_s,loss_tol,max_pps,ndr_pps,ndr_l1_gbps,frame_bytes,trials,cycles_per_pkt" \
+			>"$out/ndr.csv"
+	# L1 rate: each frame with its 8-byte preamble and 12-byte gap
+	echo "$stamp,$gen,$dut,$fam,$size,$rep,$TRIAL_S,$LOSS_TOL,$max,$ndr,$(awk -v p="$ndr" -v b="$bytes" \
+		'BEGIN { printf "%.3f", p * (b + 20) * 8 / 1e9 }'),$bytes,$n,$cpp" >>"$out/ndr.csv"
+	echo "  $dut IPv$fam $size: zero-loss $(awk -v p="$ndr" 'BEGIN { printf "%.3f", p / 1e6 }') Mpps" \
+		"(unpaced $(awk -v p="$max" 'BEGIN { printf "%.3f", p / 1e6 }'), $n trials; $cpp cycles a packet)" >&2
+	[ -s "$out/ndr_lat.csv" ] ||
+		echo "time,gen,dut,family,size,rep,load_pct,rate_pps,lost,lat_min_us,lat_p50_us,lat_p99_us,lat_max_us" \
+			>"$out/ndr_lat.csv"
+	[ "$ndr" != 0 ] || return 0
+	local l
+	for l in $LAT_LOADS; do
+		trial "$(awk -v p="$ndr" -v l="$l" 'BEGIN { printf "%.0f", p * l / 100 }')" "$TRIAL_S"
+		echo "$stamp,$gen,$dut,$fam,$size,$rep,$l,$(field "$last" rate_pps),$(($(field "$last" offered) - \
+			$(field "$last" received))),$(for k in lat_min_ns lat_p50_ns lat_p99_ns lat_max_ns; do
+			awk -v v="$(field "$last" $k)" 'BEGIN { printf "%.2f ", v / 1000 }'
+		done | sed 's/ $//; s/ /,/g')" >>"$out/ndr_lat.csv"
+	done
+}
+
+# ndr_run GEN: every case of DUTS, FAMILIES and SIZES, REPS times; each
+# device is started once for all its sizes.
+ndr_run() {
+	local rep f d s table
+	stamp=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+	for rep in $(seq "$REPS"); do
+		for f in $FAMILIES; do
+			for d in $DUTS; do
+				table=$work/full$f
+				[ "$d" = small ] && table=$work/small$f
+				dut_start "$d" "$table" "$f"
+				tester_open "$table"
+				for s in $SIZES; do
+					echo "rep $rep/$REPS: $1, $d IPv$f $s bytes" >&2
+					tester_size "$s"
+					ndr_search "$1" "$d" "$f" "$s" "$rep"
+				done
+				tester_close
+				dut_stop
+			done
+		done
+	done
+}
+
+# ndr_value GEN DUT FAMILY SIZE REP COLUMN: from this run's rows.
+ndr_value() {
+	awk -F, -v t="$stamp" -v g="$1" -v d="$2" -v f="$3" -v s="$4" -v r="$5" -v c="$6" \
+		'$1 == t && $2 == g && $3 == d && $4 == f && $5 == s && $6 == r { print $c }' "$(ndr_out)/ndr.csv"
+}
+ndr_lat() { # GEN DUT FAMILY SIZE REP LOAD COLUMN
+	awk -F, -v t="$stamp" -v g="$1" -v d="$2" -v f="$3" -v s="$4" -v r="$5" -v l="$6" -v c="$7" \
+		'$1 == t && $2 == g && $3 == d && $4 == f && $5 == s && $6 == r && $7 == l { print $c }' \
+		"$(ndr_out)/ndr_lat.csv"
+}
+
+# ndr_summary GEN: the table of this run and the summary keys.
+ndr_summary() {
+	local g=$1 d f s r a b
+	printf '%-8s %-6s %-5s %10s %10s %8s\n' dut family size ndr_mpps max_mpps l1_gbps
+	awk -F, -v t="$stamp" -v g="$g" '$1 == t && $2 == g {
+		printf "%-8s IPv%-3s %-5s %10.3f %10.3f %8.3f\n", $3, $4, $5, $10 / 1e6, $9 / 1e6, $11 }' \
+		"$(ndr_out)/ndr.csv"
+	# ratio of routerd (full table) to testpmd io, median over repetitions
+	for key in 4:64 6:64 4:imix 6:imix; do
+		f=${key%:*} s=${key#*:} a= b=
+		for r in $(seq "$REPS"); do
+			a+="$(ndr_value "$g" full "$f" "$s" "$r" 10) "
+			b+="$(ndr_value "$g" testpmd "$f" "$s" "$r" 10) "
+		done
+		if [ -n "${a// /}" ] && [ -n "${b// /}" ]; then
+			echo "ndr${f}_${s}_vs_testpmd_io $(paired_ratio "$a" "$b")"
+		fi
+	done
+	a= b=
+	for r in $(seq "$REPS"); do
+		a+="$(ndr_lat "$g" full 4 64 "$r" 50 12) "
+		b+="$(ndr_lat "$g" testpmd 4 64 "$r" 50 12) "
+	done
+	if [ -n "${a// /}" ]; then
+		echo "lat4_p99_us_at_50pct $(echo "$a" | tr ' ' '\n' | grep . | median)"
+		[ -z "${b// /}" ] || echo "lat4_p99_at_50pct_vs_testpmd_io $(paired_ratio "$a" "$b")"
+	fi
+}
+
+# ndr_smoke_check: every trial accounted for its frames (none received
+# that was not offered), and the search found a rate above zero.
+ndr_smoke_check() {
+	awk '{ for (i = 1; i < NF; i++) v[$i] = $(i + 1)
+		if (v["received"] > v["offered"] || v["sent"] > v["offered"]) { print "bad trial: " $0; bad = 1 } }
+		END { exit bad }' "$work/trials.log"
+	awk -F, 'NR > 1 && $10 > 0 { ok = 1 } END { exit !ok }' "$work/ndr.csv" ||
+		{ echo "the search found no rate without loss" >&2; exit 1; }
+	cat "$work/ndr.csv" "$work/ndr_lat.csv"
+}
