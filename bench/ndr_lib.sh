@@ -71,7 +71,7 @@ passes() {
 trial() {
 	last=$(tester_trial "$1" "$2")
 	[[ "$last" == result* ]] || { echo "tester: ${last:-no answer}" >&2; exit 1; }
-	echo "  offered $(awk -v r="$1" 'BEGIN { printf "%.3f", r / 1e6 }') Mpps:" \
+	echo "  offered $(awk -v r="$1" 'BEGIN { if (r > 0) printf "%.3f Mpps", r / 1e6; else printf "unpaced" }'):" \
 		"lost $(($(field "$last" offered) - $(field "$last" received)))" \
 		"of $(field "$last" offered), p99 $(field "$last" lat_p99_ns) ns" >&2
 	echo "$last" >>"$work/trials.log"
@@ -82,7 +82,7 @@ ndr_out() { if [ -n "${SMOKE:-}" ]; then echo "$work"; else echo bench/out; fi; 
 # ndr_search GEN DUT FAMILY SIZE REP: the search and the latency trials
 # for one case, appended to ndr.csv and ndr_lat.csv.
 ndr_search() {
-	local gen=$1 dut=$2 fam=$3 size=$4 rep=$5 max lo=0 hi mid best= bytes n=1 out
+	local gen=$1 dut=$2 fam=$3 size=$4 rep=$5 max max_loss lo=0 hi mid best= bytes n=1 out
 	out=$(ndr_out)
 	local c0 c1 cpp=-
 	read -ra c0 <<<"$(dut_cycles)"
@@ -92,6 +92,9 @@ ndr_search() {
 	[ "${c1[0]}" = "${c0[0]}" ] ||
 		cpp=$(awk -v p=$((c1[0] - c0[0])) -v c=$((c1[1] - c0[1])) 'BEGIN { printf "%.1f", c / p }')
 	max=$(awk -v s="$(field "$last" received)" -v t="$(field "$last" seconds)" 'BEGIN { printf "%.0f", s / t }')
+	# the share lost at the tester's full rate (the goal: no more than testpmd io's)
+	max_loss=$(awk -v o="$(field "$last" offered)" -v r="$(field "$last" received)" \
+		'BEGIN { printf "%.2e", (o > 0 ? (o - r) / o : 0) }')
 	bytes=$(field "$last" frame_bytes)
 	hi=$max
 	trial "$hi" "$TRIAL_S"
@@ -114,11 +117,11 @@ ndr_search() {
 	local ndr=0
 	[ -z "$best" ] || ndr=$(field "$best" rate_pps)
 	[ -s "$out/ndr.csv" ] ||
-		echo "time,gen,dut,family,size,rep,trial_s,loss_tol,max_pps,ndr_pps,ndr_l1_gbps,frame_bytes,trials,cycles_per_pkt" \
+		echo "time,gen,dut,family,size,rep,trial_s,loss_tol,max_pps,ndr_pps,ndr_l1_gbps,frame_bytes,trials,cycles_per_pkt,max_loss" \
 			>"$out/ndr.csv"
 	# L1 rate: each frame with its 8-byte preamble and 12-byte gap
 	echo "$stamp,$gen,$dut,$fam,$size,$rep,$TRIAL_S,$LOSS_TOL,$max,$ndr,$(awk -v p="$ndr" -v b="$bytes" \
-		'BEGIN { printf "%.3f", p * (b + 20) * 8 / 1e9 }'),$bytes,$n,$cpp" >>"$out/ndr.csv"
+		'BEGIN { printf "%.3f", p * (b + 20) * 8 / 1e9 }'),$bytes,$n,$cpp,$max_loss" >>"$out/ndr.csv"
 	echo "  $dut IPv$fam $size: zero-loss $(awk -v p="$ndr" 'BEGIN { printf "%.3f", p / 1e6 }') Mpps" \
 		"(unpaced $(awk -v p="$max" 'BEGIN { printf "%.3f", p / 1e6 }'), $n trials; $cpp cycles a packet)" >&2
 	[ -s "$out/ndr_lat.csv" ] ||
@@ -173,9 +176,9 @@ ndr_lat() { # GEN DUT FAMILY SIZE REP LOAD COLUMN
 # ndr_summary GEN: the table of this run and the summary keys.
 ndr_summary() {
 	local g=$1 d f s r a b
-	printf '%-8s %-6s %-5s %10s %10s %8s\n' dut family size ndr_mpps max_mpps l1_gbps
+	printf '%-8s %-6s %-5s %10s %10s %8s %9s\n' dut family size ndr_mpps max_mpps l1_gbps max_loss
 	awk -F, -v t="$stamp" -v g="$g" '$1 == t && $2 == g {
-		printf "%-8s IPv%-3s %-5s %10.3f %10.3f %8.3f\n", $3, $4, $5, $10 / 1e6, $9 / 1e6, $11 }' \
+		printf "%-8s IPv%-3s %-5s %10.3f %10.3f %8.3f %9s\n", $3, $4, $5, $10 / 1e6, $9 / 1e6, $11, $15 }' \
 		"$(ndr_out)/ndr.csv"
 	# ratio of routerd (full table) to testpmd io, median over repetitions
 	for key in 4:64 6:64 4:imix 6:imix; do

@@ -50,17 +50,22 @@ ring_tables
 
 pg_pid=
 pg_stop() {
-	exec 5>&-
+	exec 5>&- 7>&-
 	stop_pid "$pg_pid"
 	pg_pid=
 	rm -f /dev/hugepages/ndrgmap_*
 }
 # pg_start PCAP: pktgen on the device's memif ports, its socket open on fd 5.
+# Its console reads a FIFO this script holds open (fd 7): pktgen quits at
+# the end of its input, and a process feeding it would outlive it.
 pg_start() {
-	sleep infinity | "$PKTGEN" --lcores=0@0,1@0 --no-pci --file-prefix=ndrg --log-level=lib.eal:error \
+	rm -f "$work/console"
+	mkfifo "$work/console"
+	exec 7<>"$work/console"
+	"$PKTGEN" --lcores=0@0,1@0 --no-pci --file-prefix=ndrg --log-level=lib.eal:error \
 		--no-telemetry "--vdev=net_memif0,role=client,socket=$work/m0.sock,socket-abstract=no,rsize=${MEMIF_RSIZE:-14}" \
 		"--vdev=net_memif1,role=client,socket=$work/m1.sock,socket-abstract=no,rsize=${MEMIF_RSIZE:-14}" \
-		-- -P -G -m "1.[0-1]" -s "0:$1" >"$work/pktgen.log" 2>&1 &
+		-- -P -G -m "1.[0-1]" -s "0:$1" <"$work/console" >"$work/pktgen.log" 2>&1 &
 	pg_pid=$!
 	log=$work/pktgen.log wait_up "$pg_pid" bash -c 'exec 6<>/dev/tcp/127.0.0.1/22022' 2>/dev/null
 	exec 5<>/dev/tcp/127.0.0.1/22022
