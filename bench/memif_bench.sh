@@ -74,23 +74,10 @@ start_l3fwd() {
 	log=$work/rx.log wait_up "$rx_pid" grep -q "entering main loop" "$work/rx.log"
 }
 
-# start_routerd TABLE FAMILY: routes via a gateway on port1 (the sink).
+# start_routerd TABLE: routes via a gateway on port1 (the sink).
 start_routerd() {
-	cat >"$work/startup" <<-EOS
-		addr add 192.0.2.1/24 dev port0
-		addr add 198.51.100.1/24 dev port1
-		addr add 2001:db8:1::1/64 dev port0
-		addr add 2001:db8:2::1/64 dev port1
-		neigh add 198.51.100.2 lladdr 02:00:00:00:00:02 dev port1
-		neigh add 2001:db8:2::2 lladdr 02:00:00:00:00:02 dev port1
-	EOS
-	rm -f "$work/sock"
-	"$build/app/routerd" "${rx_eal[@]}" -- --no-control-ports --socket "$work/sock" --startup "$work/startup" \
-		--set idle-backoff=off >"$work/rx.log" 2>&1 &
-	rx_pid=$!
-	log=$work/rx.log wait_up "$rx_pid" test -S "$work/sock"
-	awk '{ print "route add " $1 " via " ($1 ~ /:/ ? "2001:db8:2::2" : "198.51.100.2") }' "$1" |
-		"$build/app/routerctl" -S "$work/sock" -b - >/dev/null
+	memif_start_routerd "$work/rx.log" "$1" "${rx_eal[@]}"
+	rx_pid=$memif_pid
 }
 
 # forwarded: routerd's forwarded count, then its worker's rx, busy rounds
@@ -103,7 +90,7 @@ forwarded() {
 		$2 == "worker0.rx" { rx = $3 }
 		$2 == "worker0.busy_rounds" { b = $3 }
 		$2 == "worker0.busy_cycles" { c = $3 }
-		END { print f, rx, b, c }'
+		END { printf "%.0f %.0f %.0f %.0f\n", f, rx, b, c }'
 }
 
 # profile_report NAME: the forwarder core's samples by library, then the
@@ -178,11 +165,11 @@ for rep in $(seq "$REPS"); do
 			run l3fwd_lpm$f "$work/port1_$f"
 		fi
 		if has small; then
-			start_routerd "$work/small$f" $f
+			start_routerd "$work/small$f"
 			run routerd_small$f "$work/small$f"
 		fi
 		if has full; then
-			start_routerd "$work/full$f" $f
+			start_routerd "$work/full$f"
 			run routerd_full$f "$work/full$f"
 		fi
 	done

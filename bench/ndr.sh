@@ -39,14 +39,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=$(realpath "${1:-build}")
-DUTS=${DUTS:-testpmd small full}
-FAMILIES=${FAMILIES:-4 6}
-SIZES=${SIZES:-64 128 256 512 1024 1280 1518 imix}
-TRIAL_S=${TRIAL_S:-10}
-LOSS_TOL=${LOSS_TOL:-0}
-RES=${RES:-0.01}
-LAT_LOADS=${LAT_LOADS:-10 50 90}
-REPS=${REPS:-1}
 if [ -n "${SMOKE:-}" ]; then
 	DUTS=small FAMILIES=4 SIZES=64 TRIAL_S=0.5 RES=0.1 LAT_LOADS=50 REPS=1
 fi

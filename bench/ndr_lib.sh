@@ -1,7 +1,7 @@
 # The RFC 2544 search and its device under test, shared by bench/ndr.sh
 # (the own generator) and bench/pktgen.sh (pktgen-dpdk). Source it after
-# bench/ring_lib.sh, with build, work, TRIAL_S, LOSS_TOL, RES, LAT_LOADS
-# and SMOKE set, and with the tester's functions defined by the caller:
+# bench/ring_lib.sh, with build, work and SMOKE set, and with the
+# tester's functions defined by the caller:
 #   tester_open TABLE           before a device's sizes (TABLE: its routes)
 #   tester_close                after them
 #   tester_size N|imix
@@ -10,6 +10,10 @@
 #                               lat_p99_ns .. lat_max_ns .." (bench/pkt_gen.c)
 # The device's memif ports are servers on $work/m0.sock and $work/m1.sock.
 # shellcheck shell=bash
+
+# The settings (bench/ndr.sh's header), where the caller has not set them.
+: "${DUTS:=testpmd small full}" "${FAMILIES:=4 6}" "${SIZES:=64 128 256 512 1024 1280 1518 imix}"
+: "${TRIAL_S:=10}" "${LOSS_TOL:=0}" "${RES:=0.01}" "${REPS:=1}" "${LAT_LOADS=10 50 90}"
 
 dut_pid=
 dut_eal=(-l 0,1 --no-pci --file-prefix=ndrd --log-level=lib.eal:error --no-telemetry
@@ -23,7 +27,7 @@ dut_stop() {
 	rm -f /dev/hugepages/ndrdmap_* "$work/m0.sock" "$work/m1.sock"
 }
 
-# dut_start testpmd|small|full TABLE FAMILY
+# dut_start testpmd|small|full TABLE
 dut_start() {
 	rm -f "$work/m0.sock" "$work/m1.sock"
 	if [ "$1" = testpmd ]; then
@@ -33,21 +37,8 @@ dut_start() {
 		log=$work/dut.log wait_up "$dut_pid" test -S "$work/m1.sock"
 		return
 	fi
-	cat >"$work/startup" <<-EOS
-		addr add 192.0.2.1/24 dev port0
-		addr add 198.51.100.1/24 dev port1
-		addr add 2001:db8:1::1/64 dev port0
-		addr add 2001:db8:2::1/64 dev port1
-		neigh add 198.51.100.2 lladdr 02:00:00:00:00:02 dev port1
-		neigh add 2001:db8:2::2 lladdr 02:00:00:00:00:02 dev port1
-	EOS
-	rm -f "$work/sock"
-	"$build/app/routerd" "${dut_eal[@]}" -- --no-control-ports --socket "$work/sock" \
-		--startup "$work/startup" --set idle-backoff=off >"$work/dut.log" 2>&1 &
-	dut_pid=$!
-	log=$work/dut.log wait_up "$dut_pid" test -S "$work/sock"
-	awk -v f="$3" '{ print "route add " $1 " via " (f == 6 ? "2001:db8:2::2" : "198.51.100.2") }' "$2" |
-		"$build/app/routerctl" -S "$work/sock" -b - >/dev/null
+	memif_start_routerd "$work/dut.log" "$2" "${dut_eal[@]}"
+	dut_pid=$memif_pid
 }
 
 # dut_cycles: routerd's worker counters "rx busy_cycles" (testpmd: "0 0").
@@ -55,7 +46,7 @@ dut_cycles() {
 	grep -q "^routerd" "$work/dut.log" || { echo 0 0; return; }
 	"$build/app/routerctl" -S "$work/sock" stats | awk '
 		$2 == "worker0.rx" { rx = $3 } $2 == "worker0.busy_cycles" { c = $3 }
-		END { printf "%d %d\n", rx, c }'
+		END { printf "%.0f %.0f\n", rx, c }'
 }
 
 # field LINE NAME: the value after NAME in a result line.
@@ -82,7 +73,7 @@ ndr_out() { if [ -n "${SMOKE:-}" ]; then echo "$work"; else echo bench/out; fi; 
 # ndr_search GEN DUT FAMILY SIZE REP: the search and the latency trials
 # for one case, appended to ndr.csv and ndr_lat.csv.
 ndr_search() {
-	local gen=$1 dut=$2 fam=$3 size=$4 rep=$5 max max_loss lo=0 hi mid best= bytes n=1 out
+	local gen=$1 dut=$2 fam=$3 size=$4 rep=$5 max max_loss lo=0 hi mid best='' bytes n=1 out
 	out=$(ndr_out)
 	local c0 c1 cpp=-
 	read -ra c0 <<<"$(dut_cycles)"
@@ -148,7 +139,7 @@ ndr_run() {
 			for d in $DUTS; do
 				table=$work/full$f
 				[ "$d" = small ] && table=$work/small$f
-				dut_start "$d" "$table" "$f"
+				dut_start "$d" "$table"
 				tester_open "$table"
 				for s in $SIZES; do
 					echo "rep $rep/$REPS: $1, $d IPv$f $s bytes" >&2
@@ -175,14 +166,14 @@ ndr_lat() { # GEN DUT FAMILY SIZE REP LOAD COLUMN
 
 # ndr_summary GEN: the table of this run and the summary keys.
 ndr_summary() {
-	local g=$1 d f s r a b
+	local g=$1 d f s r a b key
 	printf '%-8s %-6s %-5s %10s %10s %8s %9s\n' dut family size ndr_mpps max_mpps l1_gbps max_loss
 	awk -F, -v t="$stamp" -v g="$g" '$1 == t && $2 == g {
 		printf "%-8s IPv%-3s %-5s %10.3f %10.3f %8.3f %9s\n", $3, $4, $5, $10 / 1e6, $9 / 1e6, $11, $15 }' \
 		"$(ndr_out)/ndr.csv"
 	# ratio of routerd (full table) to testpmd io, median over repetitions
 	for key in 4:64 6:64 4:imix 6:imix; do
-		f=${key%:*} s=${key#*:} a= b=
+		f=${key%:*} s=${key#*:} a='' b=''
 		for r in $(seq "$REPS"); do
 			a+="$(ndr_value "$g" full "$f" "$s" "$r" 10) "
 			b+="$(ndr_value "$g" testpmd "$f" "$s" "$r" 10) "
@@ -191,7 +182,7 @@ ndr_summary() {
 			echo "ndr${f}_${s}_vs_testpmd_io $(paired_ratio "$a" "$b")"
 		fi
 	done
-	a= b=
+	a='' b=''
 	for r in $(seq "$REPS"); do
 		a+="$(ndr_lat "$g" full 4 64 "$r" 50 12) "
 		b+="$(ndr_lat "$g" testpmd 4 64 "$r" 50 12) "

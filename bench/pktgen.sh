@@ -24,14 +24,7 @@ if [ -z "$PKTGEN" ] || [ ! -x "$PKTGEN" ]; then
 	echo skipped
 	exit 0
 fi
-DUTS=${DUTS:-testpmd small full}
-FAMILIES=${FAMILIES:-4 6}
-SIZES=${SIZES:-64 128 256 512 1024 1280 1518 imix}
-TRIAL_S=${TRIAL_S:-10}
-LOSS_TOL=${LOSS_TOL:-0}
-RES=${RES:-0.01}
-LAT_LOADS=
-REPS=${REPS:-1}
+LAT_LOADS= # pktgen measures no latency here
 SMOKE=
 work=$build/pktgen
 mkdir -p "$work" bench/out
@@ -84,8 +77,7 @@ tester_size() {
 tester_trial() {
 	rm -f "$work/result"
 	echo "rt_trial($1, $2, $frame_bytes, \"$work/result\")" >&5
-	local i
-	for i in $(seq $((($(printf '%.0f' "$2") + 30) * 10))); do
+	for _ in $(seq $((($(printf '%.0f' "$2") + 30) * 10))); do
 		[ -s "$work/result" ] && { cat "$work/result"; return; }
 		sleep 0.1
 	done

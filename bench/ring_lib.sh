@@ -1,6 +1,7 @@
 # The ring loop's helpers, shared by bench/fwd_bench.sh and
 # bench/churn_bench.sh: tables, routerd-loop or l3fwd on two looped
-# net_ring ports, and bench/ring_loop to fill and measure. Source it after
+# net_ring ports, and bench/ring_loop to fill and measure; and routerd
+# between two memif ports for the end-to-end runs. Source it after
 # setting build (absolute) and work; it defines functions and variables.
 # shellcheck shell=bash
 
@@ -101,6 +102,31 @@ ring_start_routerd() {
 	pid=$!
 	wait_up "$pid" test -S "$work/sock"
 	ring_routes "$table" "$fam" | "$build/app/routerctl" -S "$work/sock" -b - >/dev/null
+}
+
+# memif_start_routerd LOG TABLE EAL...: routerd on the EAL's two ports
+# (port0 from the generator, port1 towards the sink), every route of TABLE
+# via a neighbour on port1, without control-plane ports or idle backoff;
+# its PID in memif_pid, its socket $work/sock. bench/memif_bench.sh and
+# bench/ndr_lib.sh.
+memif_start_routerd() {
+	local out=$1 table=$2
+	shift 2
+	cat >"$work/startup" <<-EOS
+		addr add 192.0.2.1/24 dev port0
+		addr add 198.51.100.1/24 dev port1
+		addr add 2001:db8:1::1/64 dev port0
+		addr add 2001:db8:2::1/64 dev port1
+		neigh add 198.51.100.2 lladdr 02:00:00:00:00:02 dev port1
+		neigh add 2001:db8:2::2 lladdr 02:00:00:00:00:02 dev port1
+	EOS
+	rm -f "$work/sock"
+	"$build/app/routerd" "$@" -- --no-control-ports --socket "$work/sock" --startup "$work/startup" \
+		--set idle-backoff=off >"$out" 2>&1 &
+	memif_pid=$!
+	log=$out wait_up "$memif_pid" test -S "$work/sock"
+	awk '{ print "route add " $1 " via " ($1 ~ /:/ ? "2001:db8:2::2" : "198.51.100.2") }' "$table" |
+		"$build/app/routerctl" -S "$work/sock" -b - >/dev/null
 }
 
 # ring_start_l3fwd lpm|fib: l3fwd on lcore 1 alone, both ports, its
