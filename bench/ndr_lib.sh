@@ -49,6 +49,19 @@ dut_cycles() {
 		END { printf "%.0f %.0f\n", rx, c }'
 }
 
+# dut_drops: routerd's drops so far, summed over its ports, as
+# "rx_dropped rx_missed rx_nombuf tx_dropped" (link show -s: dropped by
+# routerd, not taken for want of RX descriptors or mbufs, refused by a
+# full TX queue); testpmd: "- - - -".
+dut_drops() {
+	grep -q "^routerd" "$work/dut.log" || { echo - - - -; return; }
+	"$build/app/routerctl" -S "$work/sock" link show -s | awk '
+		prev ~ /RX: +bytes/ { d += $4; m += $5; nb += $6 }
+		prev ~ /TX: +bytes/ { t += $4 }
+		{ prev = $0 }
+		END { printf "%.0f %.0f %.0f %.0f\n", d, m, nb, t }'
+}
+
 # field LINE NAME: the value after NAME in a result line.
 field() { awk -v k="$2" '{ for (i = 1; i < NF; i++) if ($i == k) { print $(i + 1); exit } }' <<<"$1"; }
 
@@ -75,10 +88,14 @@ ndr_out() { if [ -n "${SMOKE:-}" ]; then echo "$work"; else echo bench/out; fi; 
 ndr_search() {
 	local gen=$1 dut=$2 fam=$3 size=$4 rep=$5 max max_loss lo=0 hi mid best='' bytes n=1 out
 	out=$(ndr_out)
-	local c0 c1 cpp=-
+	local c0 c1 cpp=- d0 d1 drops=-,-,-,-
 	read -ra c0 <<<"$(dut_cycles)"
+	read -ra d0 <<<"$(dut_drops)"
 	trial 0 "$TRIAL_S"
 	read -ra c1 <<<"$(dut_cycles)"
+	read -ra d1 <<<"$(dut_drops)"
+	# where the unpaced trial's losses went, inside routerd
+	[ "${d0[0]}" = - ] || drops="$((d1[0] - d0[0])),$((d1[1] - d0[1])),$((d1[2] - d0[2])),$((d1[3] - d0[3]))"
 	# routerd's busy TSC cycles a packet at its full rate, memif included
 	[ "${c1[0]}" = "${c0[0]}" ] ||
 		cpp=$(awk -v p=$((c1[0] - c0[0])) -v c=$((c1[1] - c0[1])) 'BEGIN { printf "%.1f", c / p }')
@@ -108,13 +125,14 @@ ndr_search() {
 	local ndr=0
 	[ -z "$best" ] || ndr=$(field "$best" rate_pps)
 	[ -s "$out/ndr.csv" ] ||
-		echo "time,gen,dut,family,size,rep,trial_s,loss_tol,max_pps,ndr_pps,ndr_l1_gbps,frame_bytes,trials,cycles_per_pkt,max_loss" \
+		echo "time,gen,dut,family,size,rep,trial_s,loss_tol,max_pps,ndr_pps,ndr_l1_gbps,frame_bytes,trials,cycles_per_pkt,max_loss,max_rx_dropped,max_rx_missed,max_rx_nombuf,max_tx_dropped" \
 			>"$out/ndr.csv"
 	# L1 rate: each frame with its 8-byte preamble and 12-byte gap
 	echo "$stamp,$gen,$dut,$fam,$size,$rep,$TRIAL_S,$LOSS_TOL,$max,$ndr,$(awk -v p="$ndr" -v b="$bytes" \
-		'BEGIN { printf "%.3f", p * (b + 20) * 8 / 1e9 }'),$bytes,$n,$cpp,$max_loss" >>"$out/ndr.csv"
+		'BEGIN { printf "%.3f", p * (b + 20) * 8 / 1e9 }'),$bytes,$n,$cpp,$max_loss,$drops" >>"$out/ndr.csv"
 	echo "  $dut IPv$fam $size: zero-loss $(awk -v p="$ndr" 'BEGIN { printf "%.3f", p / 1e6 }') Mpps" \
-		"(unpaced $(awk -v p="$max" 'BEGIN { printf "%.3f", p / 1e6 }'), $n trials; $cpp cycles a packet)" >&2
+		"(unpaced $(awk -v p="$max" 'BEGIN { printf "%.3f", p / 1e6 }'), $n trials; $cpp cycles a packet;" \
+		"unpaced drops in routerd: rx dropped, missed, nombuf, tx dropped ${drops//,/ })" >&2
 	[ -s "$out/ndr_lat.csv" ] ||
 		echo "time,gen,dut,family,size,rep,load_pct,rate_pps,lost,lat_min_us,lat_p50_us,lat_p99_us,lat_max_us" \
 			>"$out/ndr_lat.csv"
