@@ -327,19 +327,16 @@ port_start(struct gen *g, uint16_t port)
 		bench_die("port", rc);
 }
 
-int
-main(int argc, char **argv)
+/* The command line, after EAL's arguments. */
+struct args {
+	const char *table, *src, *pcap;
+	bool have_dmac, cmd_mode;
+	double seconds, rate;
+};
+
+static void
+parse_args(int argc, char **argv, struct gen *g, struct args *a)
 {
-	int rc = rte_eal_init(argc, argv);
-	if (rc < 0)
-		bench_die("EAL", -rte_errno);
-	argc -= rc;
-	argv += rc;
-	static struct gen g = {.size = 64};
-	const char *table = NULL, *src_s = NULL, *pcap = NULL;
-	bool have_dmac = false, cmd_mode = false;
-	double seconds = 10, rate = 0;
-	g.n_tpl = 4096;
 	static const struct option opts[] = {
 		{"table", required_argument, NULL, 't'},   {"dmac", required_argument, NULL, 'd'},
 		{"seconds", required_argument, NULL, 's'}, {"flows", required_argument, NULL, 'f'},
@@ -350,46 +347,61 @@ main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 't':
-			table = optarg;
+			a->table = optarg;
 			break;
 		case 'd':
-			have_dmac = rte_ether_unformat_addr(optarg, &g.dmac) == 0;
+			a->have_dmac = rte_ether_unformat_addr(optarg, &g->dmac) == 0;
 			break;
 		case 's':
-			seconds = strtod(optarg, NULL);
+			a->seconds = strtod(optarg, NULL);
 			break;
 		case 'f':
-			g.n_tpl = (uint32_t)strtoul(optarg, NULL, 0);
+			g->n_tpl = (uint32_t)strtoul(optarg, NULL, 0);
 			break;
 		case 'a':
-			src_s = optarg;
+			a->src = optarg;
 			break;
 		case 'r':
-			rate = strtod(optarg, NULL);
+			a->rate = strtod(optarg, NULL);
 			break;
 		case 'z':
-			g.size = parse_size(optarg);
+			g->size = parse_size(optarg);
 			break;
 		case 'c':
-			cmd_mode = true;
+			a->cmd_mode = true;
 			break;
 		case 'p':
-			pcap = optarg;
+			a->pcap = optarg;
 			break;
 		default:
-			return 2;
+			bench_die("unknown option", -EINVAL);
 		}
 	}
-	if (table == NULL || !have_dmac || g.n_tpl < BURST || seconds <= 0 || rate < 0 ||
-	    g.size == UINT16_MAX)
+	if (a->table == NULL || !a->have_dmac || g->n_tpl < BURST || a->seconds <= 0 ||
+	    a->rate < 0 || g->size == UINT16_MAX)
 		bench_die("give --table, --dmac, --flows >= 32, --seconds > 0, --rate >= 0, "
 			  "--size 64..1518 or imix",
 			  -EINVAL);
-	if (rte_eth_dev_count_avail() != (pcap ? 0 : cmd_mode ? 2 : 1))
-		bench_die(pcap       ? "give EAL no port with --pcap"
-			  : cmd_mode ? "give EAL two ports with --commands"
-				     : "give EAL one port",
+	if (rte_eth_dev_count_avail() != (a->pcap ? 0 : a->cmd_mode ? 2 : 1))
+		bench_die(a->pcap       ? "give EAL no port with --pcap"
+			  : a->cmd_mode ? "give EAL two ports with --commands"
+					: "give EAL one port",
 			  -EINVAL);
+}
+
+int
+main(int argc, char **argv)
+{
+	int rc = rte_eal_init(argc, argv);
+	if (rc < 0)
+		bench_die("EAL", -rte_errno);
+	argc -= rc;
+	argv += rc;
+	static struct gen g = {.size = 64, .n_tpl = 4096};
+	struct args a = {.seconds = 10};
+	parse_args(argc, argv, &g, &a);
+	const char *table = a.table, *src_s = a.src, *pcap = a.pcap;
+	bool cmd_mode = a.cmd_mode;
 	g.tx_port = 0;
 	g.rx_port = cmd_mode ? 1 : 0;
 
@@ -432,7 +444,7 @@ main(int argc, char **argv)
 	if (cmd_mode)
 		commands(&g);
 	else
-		stream(&g, seconds, rate);
+		stream(&g, a.seconds, a.rate);
 	prefix_list_free(&g.pl);
 	rte_eth_dev_stop(0);
 	if (cmd_mode)
