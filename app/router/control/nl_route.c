@@ -16,6 +16,9 @@
 #include "nl_route.h"
 
 #define ATTR_HDR 4u
+/* A nexthop's operation flags (NHA_OP_FLAGS), which kernels since 6.10
+ * put in their group messages; Debian 12's headers (6.1) do not name it. */
+#define NHA_OP_FLAGS_ 14
 
 static size_t
 align4(size_t n)
@@ -253,6 +256,7 @@ nexthop_attr(uint16_t type, const uint8_t *d, size_t len, void *arg)
 		return 0;
 	case NHA_GROUP_TYPE:
 	case NHA_RES_GROUP:
+	case NHA_OP_FLAGS_:
 		return 0;
 	default:
 		n->unknown++;

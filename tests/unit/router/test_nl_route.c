@@ -113,6 +113,8 @@ nexthop_group(struct msg *m)
 	attr(m, NHA_ID, &id, 4);
 	struct nexthop_grp g[2] = {{.id = 11, .weight = 0}, {.id = 12, .weight = 2}};
 	attr(m, NHA_GROUP, g, sizeof(g));
+	uint32_t op_flags = 0; /* NHA_OP_FLAGS, as kernels since 6.10 send it */
+	attr(m, 14, &op_flags, 4);
 }
 
 static void
@@ -156,6 +158,7 @@ test_valid(void **state)
 	assert_int_equal(n.ngroup, 2);
 	assert_int_equal(n.group[1].id, 12);
 	assert_int_equal(n.group[1].weight, 3);
+	assert_int_equal(n.unknown, 0);
 }
 
 static void
