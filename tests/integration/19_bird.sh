@@ -5,14 +5,16 @@
 #  1. eBGP with h2 (BIRD, AS 65002), which announces 2,000 prefixes and a
 #     /32 it holds on lo: the session comes up through punt and inject,
 #     the routes reach routerd as proto bird, and h1 reaches the /32
-#     through the workers;
+#     through the workers; the same over IPv6 (its own session, 100
+#     prefixes and a /128);
 #  2. h2 withdraws a prefix: routerd drops it within a second; the
 #     router's BIRD stops: its routes go from the kernel and routerd; it
 #     starts again: they come back; a flow to h2's own address is not
 #     interrupted meanwhile;
 #  3. OSPF with h1 (BIRD): the adjacency reaches Full over port0
 #     (multicast hellos both ways), and h1's loopback, learnt by OSPF, is
-#     forwarded by routerd;
+#     forwarded by routerd; OSPFv3 too (link-local addresses and next
+#     hops, ff02::5);
 #  4. a flood at the router's addresses while the session and a flow run
 #     (UDP from the BGP peer itself, SYNs from h1): the session stays up,
 #     the flow keeps its rate, the excess is counted.
@@ -24,6 +26,8 @@ fi
 two_hosts
 ns_exec h1 ip addr add 10.200.0.1/32 dev lo
 ns_exec h2 ip addr add 203.0.113.1/32 dev lo
+ns_exec h1 ip addr add 2001:db8:aa::1/128 dev lo
+ns_exec h2 ip addr add 2001:db8:bb::1/128 dev lo
 start_router
 
 # bird_start NS NAME CONF: BIRD in namespace NS (the router's: "-"), its
@@ -34,11 +38,16 @@ bird_start() {
 }
 birdc_() { birdc -s "$WORK/$1.ctl" "${@:2}"; }
 bird_routes() { rc route show proto bird | grep -c "${1:-.}" || true; }
+bird_routes6() { rc -6 route show proto bird | grep -c "${1:-.}" || true; }
 # Conditions re-evaluated at each poll of until_s.
 routes_ge() { [ "$(bird_routes)" -ge "$1" ]; }
 routes_eq() { [ "$(bird_routes "${2:-.}")" -eq "$1" ]; }
+routes6_ge() { [ "$(bird_routes6 "${2:-.}")" -ge "$1" ]; }
+routes6_eq() { [ "$(bird_routes6 "${2:-.}")" -eq "$1" ]; }
 
-# The peer: 2,000 prefixes (100.64.0.0/24 ... 100.71.207.0/24) and its /32.
+# The peer: 2,000 prefixes (100.64.0.0/24 ... 100.71.207.0/24) and its
+# /32; over IPv6, 100 (2001:db8:1000::/48 ... 2001:db8:1063::/48) and its
+# /128.
 {
 	echo "router id 198.51.100.2;"
 	echo "protocol device { scan time 5; }"
@@ -51,13 +60,25 @@ routes_eq() { [ "$(bird_routes "${2:-.}")" -eq "$1" ]; }
 	echo "protocol bgp peer1 { local 198.51.100.2 as 65002; neighbor 198.51.100.1 as 65001;"
 	echo "  hold time 30; keepalive time 10; connect retry time 2; error wait time 1, 5;"
 	echo "  ipv4 { import none; export all; }; }"
+	echo "protocol static announced6 { ipv6;"
+	for i in $(seq 0 99); do
+		echo "  route 2001:db8:$((1000 + i))::/48 unreachable;"
+	done
+	echo "  route 2001:db8:bb::1/128 unreachable;"
+	echo "}"
+	echo "protocol bgp peer6 { local 2001:db8:2::2 as 65002; neighbor 2001:db8:2::1 as 65001;"
+	echo "  hold time 30; keepalive time 10; connect retry time 2; error wait time 1, 5;"
+	echo "  ipv6 { import none; export all; }; }"
 } >"$WORK/peer.conf"
 sed 's|  route 100.64.5.0/24 unreachable;||' "$WORK/peer.conf" >"$WORK/peer-less.conf"
 cat >"$WORK/ospf-peer.conf" <<EOF
 router id 192.0.2.2;
 protocol device { scan time 5; }
 protocol direct { ipv4; interface "lo"; }
+protocol direct direct6 { ipv6; interface "lo"; }
 protocol ospf v2 { ipv4 { import none; export where source = RTS_DEVICE; };
+  area 0 { interface "h1-r" { type broadcast; hello 1; dead 4; }; }; }
+protocol ospf v3 { ipv6 { import none; export where source = RTS_DEVICE; };
   area 0 { interface "h1-r" { type broadcast; hello 1; dead 4; }; }; }
 EOF
 cp "$WORK/peer.conf" "$WORK/peer-now.conf"
@@ -74,6 +95,12 @@ expect_out "... in JSON too, with their gateway" '"dst":"100.64.5.0/24","gateway
 fwd0=$(stat total forwarded)
 check "h1 reaches h2's /32 through routerd" ns_exec h1 ping -c 3 -i 0.2 -W 2 203.0.113.1
 check "... forwarded by the workers" test "$(($(stat total forwarded) - fwd0))" -ge 4
+check "the IPv6 session is Established too" \
+	until_s 20 bash -c "birdc -s $WORK/rtr.ctl show protocols upstream6 | grep -q Established"
+check "its 101 routes reach routerd" until_s 20 routes6_ge 101 '^2001:db8:\(10\|bb::1 \)'
+fwd0=$(stat total forwarded)
+check "h1 reaches h2's /128 through routerd" ns_exec h1 ping -6 -c 3 -i 0.2 -W 2 2001:db8:bb::1
+check "... forwarded by the workers" test "$(($(stat total forwarded) - fwd0))" -ge 4
 
 echo "withdraw and failure"
 receive h2 5000 40
@@ -86,9 +113,11 @@ check "a withdrawn prefix leaves routerd within a second" \
 kill "$BIRD_rtr"
 wait "$BIRD_rtr" 2>/dev/null
 check "BIRD stopped: its routes leave routerd" until_s 10 routes_eq 0
+check "... IPv6 ones too" until_s 10 routes6_eq 0
 bird_start - rtr "$ROOT/config/bird.conf"
 t0=$SECONDS
 check "BIRD started again: they come back" until_s 30 routes_ge 2000
+check "... the IPv6 ones too" until_s 30 routes6_ge 100 '^2001:db8:10'
 echo "  back in $((SECONDS - t0)) s"
 wait_bg
 sent=30000
@@ -101,6 +130,11 @@ check "the adjacency is Full within 30 s" \
 	until_s 30 bash -c "birdc -s $WORK/rtr.ctl show ospf neighbors | grep -q Full"
 check "h1's loopback, by OSPF, reaches routerd" until_s 10 routes_eq 1 '^10.200.0.1 '
 check "h2 reaches it through routerd" ns_exec h2 ping -c 2 -i 0.2 -W 2 10.200.0.1
+check "the OSPFv3 adjacency is Full within 30 s" \
+	until_s 30 bash -c "birdc -s $WORK/rtr.ctl show ospf neighbors ospf6 | grep -q Full"
+check "h1's IPv6 loopback, by OSPFv3, reaches routerd via h1's link-local address" \
+	until_s 10 routes6_eq 1 '^2001:db8:aa::1 via fe80:.* dev port0'
+check "h2 reaches it through routerd" ns_exec h2 ping -6 -c 2 -i 0.2 -W 2 2001:db8:aa::1
 
 echo "a flood at the router's address"
 since() { birdc -s "$WORK/rtr.ctl" show protocols upstream | awk '/upstream/ {print $4, $5}'; }

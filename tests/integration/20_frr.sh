@@ -12,7 +12,11 @@
 #     split across h2, h3 and h4 within 15% of even, each on one path;
 #  3. h3's BIRD stops: its flows move to h2 and h4, and no flow of
 #     theirs moves;
-#  4. bgpd is killed: zebra withdraws its routes, and routerd follows;
+#  4. BGP over link-local addresses (unnumbered, RFC 5549): a session
+#     from the TAP's fe80:: address to h2's, with the extended next hop
+#     capability; h2 announces 50 IPv4 and 50 IPv6 prefixes through it,
+#     and routerd forwards both families to h2's link-local address;
+#  5. bgpd is killed: zebra withdraws its routes, and routerd follows;
 #     bgpd started again: they come back.
 . "$(dirname "$0")/lib.sh"
 FRR=/usr/lib/frr
@@ -50,11 +54,13 @@ vty() { ip netns exec "$RT_NS" vtysh --vty_socket "$WORK/frr" -c "$@"; }
 bgp_routes() { rc route show proto bgp | grep -c "^${1:-[0-9]}" || true; }
 routes_ge() { [ "$(bgp_routes)" -ge "$1" ]; }
 routes_eq() { [ "$(bgp_routes "${2:-.}")" -eq "$1" ]; }
+# established N [ll]: N upstreams' sessions are up (ll: the link-local one).
 established() {
 	[ "$(vty 'show bgp summary json' | python3 -c '
 import json, sys
 s = json.load(sys.stdin)["ipv4Unicast"]["peers"]
-print(sum(1 for p in s.values() if p["state"] == "Established"))')" -eq "$1" ]
+ll = sys.argv[1] == "ll"
+print(sum(1 for a, p in s.items() if p["state"] == "Established" and a.startswith("fe80:") == ll))' "${2:-}")" -eq "$1" ]
 }
 
 # The upstreams: the same 2,000 prefixes and 203.0.113.1/32 from each.
@@ -69,9 +75,29 @@ peer_conf() {
 	echo "}"
 	echo "protocol bgp rtr { local $1 as 65002; neighbor $2 as 65001;"
 	echo "  hold time 30; keepalive time 10; connect retry time 2; error wait time 1, 5;"
-	echo "  ipv4 { import none; export all; }; }"
+	echo "  ipv4 { import none; export where proto = \"announced\"; }; }"
 }
 peer_conf 198.51.100.2 198.51.100.1 >"$WORK/h2.conf"
+# h2's session over link-local addresses, with prefixes of its own:
+# 100.80.0.0/24 ... 100.80.49.0/24 (h2 holds 100.80.0.1) and
+# 2001:db8:2000::/48 ... 2001:db8:2049::/48 (h2 holds 2001:db8:2000::1).
+lladdr() { awk '/inet6 fe80/ { sub("/.*", "", $2); print $2; exit }'; }
+rtr_ll=$(ip netns exec "$RT_NS" ip -6 addr show port1 | lladdr)
+h2_ll=$(ns_exec h2 ip -6 addr show h2-r | lladdr)
+ns_exec h2 ip addr add 100.80.0.1/32 dev lo
+ns_exec h2 ip addr add 2001:db8:2000::1/128 dev lo
+{
+	echo "protocol static ll4 { ipv4;"
+	for i in $(seq 0 49); do echo "  route 100.80.$i.0/24 unreachable;"; done
+	echo "}"
+	echo "protocol static ll6 { ipv6;"
+	for i in $(seq 0 49); do echo "  route 2001:db8:$((2000 + i))::/48 unreachable;"; done
+	echo "}"
+	echo "protocol bgp ll { local as 65002; neighbor $rtr_ll % 'h2-r' as 65001; interface \"h2-r\";"
+	echo "  hold time 30; keepalive time 10; connect retry time 2; error wait time 1, 5;"
+	echo "  ipv4 { import none; export where proto = \"ll4\"; extended next hop on; };"
+	echo "  ipv6 { import none; export where proto = \"ll6\"; }; }"
+} >>"$WORK/h2.conf"
 peer_conf 198.18.0.2 198.18.0.1 >"$WORK/h3.conf"
 peer_conf 198.19.0.2 198.19.0.1 >"$WORK/h4.conf"
 for h in h2 h3 h4; do
@@ -82,6 +108,12 @@ start_zebra
 start_bgpd
 until_s 10 vty 'show bgp summary' >/dev/null
 vty 'configure terminal' -c 'router bgp 65001' -c 'neighbor 198.19.0.2 peer-group upstream'
+vty 'configure terminal' -c 'router bgp 65001' -c "neighbor $h2_ll remote-as 65002" \
+	-c "neighbor $h2_ll interface port1" -c "neighbor $h2_ll capability extended-nexthop" \
+	-c "neighbor $h2_ll timers 10 30" -c "neighbor $h2_ll timers connect 5" \
+	-c 'address-family ipv4 unicast' -c "neighbor $h2_ll route-map to-upstream out" \
+	-c 'address-family ipv6 unicast' -c "neighbor $h2_ll activate" \
+	-c "neighbor $h2_ll route-map from-upstream in" -c "neighbor $h2_ll route-map to-upstream out"
 # path_lines N: routerd's bgp routes have N paths in all.
 path_lines() { [ "$(rc route show proto bgp | grep -c 'nexthop via')" -eq "$1" ]; }
 
@@ -135,6 +167,19 @@ for h in h2 h4; do
 	check "all of $h's flows stayed ($stayed of $(wc -l <"$WORK/$h.before"))" \
 		test "$stayed" -eq "$(wc -l <"$WORK/$h.before")"
 done
+
+echo "BGP over link-local addresses (RFC 5549)"
+check "the session from port1's fe80:: address is Established" until_s 30 established 1 ll
+check "h2's IPv4 prefixes reach routerd via its link-local address" \
+	until_s 20 bash -c "[ \$($BUILD/app/routerctl -S $SOCK route show proto bgp | grep -c '^100\.80\..* via $h2_ll dev port1') -eq 50 ]"
+check "... and its IPv6 prefixes" \
+	until_s 20 bash -c "[ \$($BUILD/app/routerctl -S $SOCK -6 route show proto bgp | grep -c '^2001:db8:20.* via $h2_ll dev port1') -eq 50 ]"
+fwd0=$(stat total forwarded)
+check "h1 reaches 100.80.0.1 through them" ns_exec h1 ping -c 3 -i 0.2 -W 2 100.80.0.1
+check "... and 2001:db8:2000::1" ns_exec h1 ping -6 -c 3 -i 0.2 -W 2 2001:db8:2000::1
+check "... forwarded by the workers" test "$(($(stat total forwarded) - fwd0))" -ge 12
+check "the mirror knew every attribute zebra's routes and objects carried" \
+	test "$(stat mirror unknown_attrs)" -eq 0
 
 echo "bgpd killed"
 kill -9 "$BGPD"
