@@ -38,6 +38,7 @@ conf_defaults(struct rt_settings *s)
 	s->control_ports = true;
 	s->punt_rate = 10000;
 	s->kernel_routes = true;
+	s->kernel_default_route = true;
 }
 
 static int
@@ -49,6 +50,19 @@ set_u32(const char *v, uint32_t min, uint32_t max, uint32_t *out)
 		return -1;
 	*out = (uint32_t)x;
 	return 0;
+}
+
+/* An on/off setting. */
+static const char *
+set_bool(const char *v, bool *out)
+{
+	if (strcmp(v, "on") == 0)
+		*out = true;
+	else if (strcmp(v, "off") == 0)
+		*out = false;
+	else
+		return "expected on or off";
+	return NULL;
 }
 
 /* kernel-protocols: "all", or protocols by iproute2's names or numbers,
@@ -92,12 +106,7 @@ apply(struct rt_settings *s, const char *key, const char *val)
 			return "path too long";
 		strcpy(s->startup, val);
 	} else if (strcmp(key, "idle-backoff") == 0) {
-		if (strcmp(val, "on") == 0)
-			s->idle_backoff = true;
-		else if (strcmp(val, "off") == 0)
-			s->idle_backoff = false;
-		else
-			return "expected on or off";
+		return set_bool(val, &s->idle_backoff);
 	} else if (strcmp(key, "idle-sleep-us") == 0) {
 		if (set_u32(val, 1, 1000000, &s->idle_sleep_us) < 0)
 			return "expected 1..1000000";
@@ -142,23 +151,15 @@ apply(struct rt_settings *s, const char *key, const char *val)
 		if (set_u32(val, 1, 1000000, &s->neigh_source_requests) < 0)
 			return "expected 1..1000000";
 	} else if (strcmp(key, "control-ports") == 0) {
-		if (strcmp(val, "on") == 0)
-			s->control_ports = true;
-		else if (strcmp(val, "off") == 0)
-			s->control_ports = false;
-		else
-			return "expected on or off";
+		return set_bool(val, &s->control_ports);
 	} else if (strcmp(key, "control-port-prefix") == 0) {
 		if (strlen(val) >= sizeof(s->control_port_prefix) || strchr(val, '/') != NULL)
 			return "expected an interface name prefix of at most 11 characters";
 		strcpy(s->control_port_prefix, val);
 	} else if (strcmp(key, "kernel-routes") == 0) {
-		if (strcmp(val, "on") == 0)
-			s->kernel_routes = true;
-		else if (strcmp(val, "off") == 0)
-			s->kernel_routes = false;
-		else
-			return "expected on or off";
+		return set_bool(val, &s->kernel_routes);
+	} else if (strcmp(key, "kernel-default-route") == 0) {
+		return set_bool(val, &s->kernel_default_route);
 	} else if (strcmp(key, "kernel-protocols") == 0) {
 		return set_protocols(s, val);
 	} else if (strcmp(key, "punt-rate") == 0) {

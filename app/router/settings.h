@@ -39,6 +39,9 @@ struct rt_settings {
 	 * control-plane ports; the protocols it follows, a bit each (when
 	 * set; else every one but the kernel's own). */
 	bool kernel_routes;
+	/* A default route for the router's own packets in the kernel, through
+	 * a control-plane port (tap.c, rt_tap_default_route); on. */
+	bool kernel_default_route;
 	bool kernel_protocols_set;
 	uint8_t kernel_protocols[32];
 };

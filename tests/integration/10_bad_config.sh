@@ -34,6 +34,11 @@ printf '# settings\n\nno-such-key 1\n' >"$WORK/unknown.conf"
 check "an unknown setting: refused" refused --config "$WORK/unknown.conf"
 expect_out "... named with its line" "unknown.conf:3: no-such-key" cat "$WORK/daemon.out"
 
+printf 'kernel-default-route maybe\n' >"$WORK/bool.conf"
+check "an on/off setting given something else: refused" refused --config "$WORK/bool.conf"
+expect_out "... saying what it takes" "bool.conf:1: kernel-default-route: expected on or off" \
+	cat "$WORK/daemon.out"
+
 check "a missing settings file: refused" refused --config "$WORK/absent.conf"
 expect_out "... named" "absent.conf: No such file or directory" cat "$WORK/daemon.out"
 

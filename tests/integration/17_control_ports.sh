@@ -2,9 +2,16 @@
 # Control-plane ports (issue 28): a TAP per port in routerd's namespace,
 # with the port's MAC, MTU, state and addresses; packets for the router
 # that routerd does not answer itself reach Linux there (punt), and what
-# Linux sends leaves through routerd (inject).
+# Linux sends leaves through routerd (inject); the router's own packets
+# to where only routerctl's routes lead go by routerd's FIB.
 . "$(dirname "$0")/lib.sh"
 two_hosts
+ns_exec h2 ip addr add 203.0.113.1/32 dev lo
+ns_exec h2 ip addr add 2001:db8:bb::1/128 dev lo
+cat >>"$WORK/startup" <<EOS
+route add 203.0.113.0/24 via 198.51.100.2
+route add 2001:db8:bb::/48 via 2001:db8:2::2
+EOS
 start_router
 
 rx() { ip netns exec "$RT_NS" "$@"; }
@@ -28,6 +35,23 @@ check "and h2, on the other side" rx ping -c 2 -i 0.2 -W 2 198.51.100.2
 check "and over IPv6" rx ping -6 -c 2 -i 0.2 -W 2 2001:db8:2::2
 check "and h1's link-local address, through port0" \
 	bash -c "ip netns exec $RT_NS ping -6 -c 2 -i 0.2 -W 2 \"\$(ip netns exec $(ns_host h1) ip -6 addr show h1-r scope link | awk '/inet6/ {sub(\"/.*\", \"\", \$2); print \$2}')%port0\""
+
+# Beyond the connected networks: Linux knows none of routerctl's routes,
+# and sends by its default route through a TAP what routerd then routes.
+expect_out "Linux has a default route of routerd's for the router's own packets" \
+	"^default dev port0 proto 247 .*metric 4294967295" rx ip route show default
+check "the shell reaches h2's 203.0.113.1, by routerctl's route" rx ping -c 2 -i 0.2 -W 2 203.0.113.1
+check "and 2001:db8:bb::1" rx ping -6 -c 2 -i 0.2 -W 2 2001:db8:bb::1
+check "the mirror leaves that route to Linux" bash -c "! $BUILD/app/routerctl -S $SOCK route show default | grep -q ."
+rc link set port0 down
+expect_out "port0 down: the default goes by port1's TAP" "^default dev port1 proto 247" rx ip route show default
+check "... and still leads there" rx ping -c 2 -i 0.2 -W 2 203.0.113.1
+rc link set port0 up
+expect_out "port0 up: back by port0" "^default dev port0 proto 247" rx ip route show default
+expect_out "the TAP kept its IPv6 addresses through down and up" "inet6 2001:db8:1::1/64" \
+	rx ip -6 addr show port0
+expect_out "... its link-local one too" "inet6 fe80::" rx ip -6 addr show port0
+check "... and their routes" rx ping -6 -c 2 -i 0.2 -W 2 2001:db8:1::2
 
 # A TCP service in the router's namespace (BGP's port), reached by h1.
 rx python3 -c '

@@ -148,6 +148,13 @@ int rt_tap_addr(struct router *r, uint16_t port, const struct fib_prefix *p, boo
 /* The port's administrative state and carrier, or its MTU, changed. */
 void rt_tap_link(struct router *r, uint16_t port, bool admin_up, bool carrier);
 void rt_tap_mtu(struct router *r, uint16_t port);
+/* The protocol of the default routes routerd gives the kernel for the
+ * router's own packets (rt_tap_default_route): a number no daemon in
+ * iproute2's rt_protos uses; the mirror never follows it. */
+#define RT_TAP_ROUTE_PROTO 247
+/* Bring those routes to the ports' state and addresses
+ * (kernel-default-route on). */
+void rt_tap_default_route(const struct router *r);
 
 /* telemetry.c: /router/stats and /router/workers for dpdk-telemetry.py. */
 void rt_telemetry_init(struct router *r);

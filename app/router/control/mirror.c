@@ -100,10 +100,13 @@ skip(struct router *r, enum rt_mirror_skip why, const struct nlr_route *k)
 }
 
 /* The protocols followed: those the settings name, or every one but the
- * kernel's own (its connected and local routes: routerd makes them). */
+ * kernel's own (its connected and local routes: routerd makes them);
+ * never the default routes routerd itself gives the kernel. */
 static bool
 protocol_followed(const struct router *r, uint8_t proto)
 {
+	if (proto == RT_TAP_ROUTE_PROTO) /* routerd's own (tap.c), for Linux only */
+		return false;
 	if (!r->conf.kernel_protocols_set)
 		return proto != RTPROT_KERNEL;
 	return r->conf.kernel_protocols[proto / 8] >> (proto % 8) & 1;

@@ -14,6 +14,15 @@
  * the TAP's own MAC, which routerd routes by their IP destination), no
  * address of its own making (IPv6 addr_gen_mode 1, no DAD, no RAs), no
  * reverse-path filter on what routerd hands it.
+ *
+ * Linux routes the router's own packets (a shell's ping, a daemon's
+ * multihop session) by its own table, which holds only the TAPs'
+ * connected routes and what the daemons write: routes added with
+ * routerctl are routerd's alone. So routerd gives the kernel a default
+ * route of each family at the highest metric, through a TAP that is up
+ * and has an address of that family (rt_tap_default_route): any route of
+ * Linux's own wins, and what no route of Linux's covers goes to routerd,
+ * which routes it by its FIB (rt_output) whichever TAP it came by.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,7 +40,9 @@
 #include "ctl_priv.h"
 
 static int ctl_sock = -1; /* for the interface ioctls */
-static int nl_sock = -1;  /* for addresses (rtnetlink) */
+static int nl_sock = -1;  /* for addresses and routes (rtnetlink) */
+/* The TAP each family's default route goes through (-1: none). */
+static int default_via[2] = {-1, -1};
 
 static int
 ifreq_ioctl(const char *name, unsigned long req, struct ifreq *ifr)
@@ -139,7 +150,77 @@ rt_tap_addr(struct router *r, uint16_t port, const struct fib_prefix *p, bool ad
 	if (rc < 0 && !(add ? rc == -EEXIST : rc == -EADDRNOTAVAIL))
 		RT_LOG(WARNING, control, "%s: address %s on its control-plane port: %s", c->name,
 		       add ? "add" : "del", strerror(-rc));
+	rt_tap_default_route(r);
 	return rc;
+}
+
+/* The first port whose TAP is up, with carrier, and has an address of
+ * the family (IPv6: a global one, a link-local source reaching no
+ * further than its link), or -1. */
+static int
+default_port(const struct router *r, uint8_t family)
+{
+	for (uint16_t p = 0; p < r->dp.nb_ports; p++) {
+		if (r->cport[p].ifindex == 0 || !rt_dp_port_up(&r->dp, p) ||
+		    !rt_dp_port_carrier(&r->dp, p))
+			continue;
+		for (unsigned int i = 0; i < r->nb_addrs; i++)
+			if (r->addr[i].port == p && r->addr[i].p.family == family &&
+			    !rt_prefix_link_local(&r->addr[i].p))
+				return p;
+	}
+	return -1;
+}
+
+/* Install (replacing) or remove the default route of a family through
+ * the TAP of port (-1: remove). */
+static int
+default_route_set(const struct router *r, uint8_t family, int port)
+{
+	uint8_t req[128] __attribute__((aligned(4))) = {0};
+	struct nlmsghdr *n = (struct nlmsghdr *)req;
+	n->nlmsg_len = NLMSG_LENGTH(sizeof(struct rtmsg));
+	n->nlmsg_type = port >= 0 ? RTM_NEWROUTE : RTM_DELROUTE;
+	n->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | (port >= 0 ? NLM_F_CREATE | NLM_F_REPLACE : 0);
+	bool v4 = family == FIB_AF_INET;
+	struct rtmsg rtm = {.rtm_family = v4 ? AF_INET : AF_INET6,
+			    .rtm_table = RT_TABLE_MAIN,
+			    .rtm_protocol = RT_TAP_ROUTE_PROTO,
+			    .rtm_scope = v4 ? RT_SCOPE_LINK : RT_SCOPE_UNIVERSE,
+			    .rtm_type = RTN_UNICAST};
+	memcpy(req + NLMSG_HDRLEN, &rtm, sizeof(rtm));
+	uint32_t metric = UINT32_MAX; /* any route of Linux's own wins */
+	nl_attr(req, sizeof(req), RTA_PRIORITY, &metric, sizeof(metric));
+	if (port >= 0) {
+		uint32_t oif = (uint32_t)r->cport[port].ifindex;
+		nl_attr(req, sizeof(req), RTA_OIF, &oif, sizeof(oif));
+	}
+	int rc = nl_talk(n);
+	return port < 0 && rc == -ESRCH ? 0 : rc; /* gone with its TAP's going down */
+}
+
+void
+rt_tap_default_route(const struct router *r)
+{
+	if (nl_sock < 0 || !r->conf.kernel_default_route)
+		return;
+	for (uint8_t f = 0; f < 2; f++) {
+		uint8_t family = f == 0 ? FIB_AF_INET : FIB_AF_INET6;
+		int want = default_port(r, family);
+		if (want == default_via[f])
+			continue;
+		int rc = default_route_set(r, family, want);
+		if (rc < 0) {
+			RT_LOG(WARNING, control, "IPv%c default route for the router's own packets: %s",
+			       f == 0 ? '4' : '6', strerror(-rc));
+			continue;
+		}
+		if (want >= 0)
+			RT_LOG(INFO, control,
+			       "IPv%c: the router's own packets that Linux has no route for go by %s",
+			       f == 0 ? '4' : '6', r->cport[want].name);
+		default_via[f] = want;
+	}
 }
 
 void
@@ -157,6 +238,8 @@ rt_tap_link(struct router *r, uint16_t port, bool admin_up, bool carrier)
 	if (rc < 0)
 		RT_LOG(WARNING, control, "%s: cannot set %s: %s", c->name, admin_up ? "up" : "down",
 		       strerror(-rc));
+	/* Set down, the TAP lost its routes: the default moves to another. */
+	rt_tap_default_route(r);
 }
 
 void
@@ -191,6 +274,7 @@ tap_open(struct router *r, uint16_t port)
 	sysctl_set("ipv6", c->name, "accept_ra", "0");
 	sysctl_set("ipv6", c->name, "autoconf", "0");
 	sysctl_set("ipv6", c->name, "forwarding", "0");
+	sysctl_set("ipv6", c->name, "keep_addr_on_down", "1");
 	sysctl_set("ipv4", c->name, "forwarding", "0");
 	sysctl_set("ipv4", c->name, "rp_filter", "0");
 	/* The port's MAC, when it is one a Linux interface may have (a
@@ -277,4 +361,5 @@ rt_tap_fini(struct router *r)
 	if (nl_sock >= 0)
 		close(nl_sock);
 	ctl_sock = nl_sock = -1;
+	default_via[0] = default_via[1] = -1; /* gone with the TAPs */
 }
