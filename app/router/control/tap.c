@@ -211,13 +211,15 @@ rt_tap_default_route(const struct router *r)
 			continue;
 		int rc = default_route_set(r, family, want);
 		if (rc < 0) {
-			RT_LOG(WARNING, control, "IPv%c default route for the router's own packets: %s",
+			RT_LOG(WARNING, control,
+			       "IPv%c default route for the router's own packets: %s",
 			       f == 0 ? '4' : '6', strerror(-rc));
 			continue;
 		}
 		if (want >= 0)
 			RT_LOG(INFO, control,
-			       "IPv%c: the router's own packets that Linux has no route for go by %s",
+			       "IPv%c: the router's own packets that Linux has no route for go by "
+			       "%s",
 			       f == 0 ? '4' : '6', r->cport[want].name);
 		default_via[f] = want;
 	}
