@@ -4,8 +4,12 @@
 # functions only. Names carry a prefix ($NS_PREFIX) so runs do not clash.
 #
 # On the router side of each veth: no kernel address, ARP off, IPv6 off,
-# so the kernel never answers in routerd's place; offloads off on both
-# ends, so the packets on the wire are real.
+# and a port of a bridge that stays down (rt-sink), so the namespace's own
+# stack never sees its frames, as it would not see a NIC's bound to DPDK:
+# routerd's af_packet socket takes each frame before the bridge drops it.
+# Without that, the namespace's stack, which holds the router's addresses
+# on the TAPs, would answer pings and take TCP segments beside routerd.
+# Offloads off on both ends, so the packets on the wire are real.
 
 NS_PREFIX=${NS_PREFIX:-rt}
 RT_NS=${NS_PREFIX}-rtr
@@ -27,6 +31,7 @@ ns_link() {
 	ip link set "$rv" netns "$RT_NS"
 	ip link set "$hv" netns "$hn"
 	ip netns exec "$RT_NS" sysctl -qw "net.ipv6.conf.$rv.disable_ipv6=1"
+	ip netns exec "$RT_NS" ip link set "$rv" master rt-sink
 	ip netns exec "$RT_NS" ip link set "$rv" arp off up
 	ip netns exec "$RT_NS" ethtool -K "$rv" tx off rx off tso off gso off gro off >/dev/null 2>&1 || true
 	ip netns exec "$hn" ip link set lo up
@@ -39,6 +44,8 @@ ns_link() {
 ns_router() {
 	ip netns add "$RT_NS"
 	ip netns exec "$RT_NS" ip link set lo up
+	# Never set up: its ports drop what they receive (see the top).
+	ip netns exec "$RT_NS" ip link add rt-sink type bridge
 }
 
 # ns_addr HOST ADDR/LEN [GATEWAY]: an address, and a default route via

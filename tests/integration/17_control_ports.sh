@@ -30,6 +30,8 @@ expect_out "link show names it" "control-plane port0" rc link show port0
 
 # Punt and inject: the router's namespace reaches the hosts through its
 # ports, both families, and the hosts reach a service in it.
+check "h1's ping to the router is answered once (the namespace's own stack never sees the veth)" \
+	bash -c "o=\$(ip netns exec $(ns_host h1) ping -c 3 -i 0.2 -W 2 192.0.2.1) && ! grep -q DUP <<<\"\$o\""
 check "a shell in the router's namespace pings h1" rx ping -c 2 -i 0.2 -W 2 192.0.2.2
 check "and h2, on the other side" rx ping -c 2 -i 0.2 -W 2 198.51.100.2
 check "and over IPv6" rx ping -6 -c 2 -i 0.2 -W 2 2001:db8:2::2

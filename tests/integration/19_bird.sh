@@ -138,7 +138,17 @@ check "h2 reaches it through routerd" ns_exec h2 ping -6 -c 2 -i 0.2 -W 2 2001:d
 
 echo "a flood at the router's address"
 since() { birdc -s "$WORK/rtr.ctl" show protocols upstream | awk '/upstream/ {print $4, $5}'; }
+# retrans NS: segments the BGP connection over IPv4 retransmitted in NS
+# (the router's: "-"), from the kernel's TCP info.
+retrans() {
+	local where=(ip netns exec "$RT_NS")
+	[ "$1" != - ] && where=(ip netns exec "$(ns_host "$1")")
+	"${where[@]}" ss -tin state established '( sport = :179 or dport = :179 )' |
+		awk '/retrans:/ { for (i = 1; i <= NF; i++) if ($i ~ /^retrans:/) { split($i, a, "/"); n += a[2] } }
+			END { printf "%d\n", n }'
+}
 up0=$(since)
+rt0=$(retrans -) pr0=$(retrans h2)
 rc stats reset
 receive h2 5000 12
 background flows send 198.51.100.2 5000 1 8000 - 1000 >"$WORK/sent"
@@ -165,6 +175,7 @@ while time.time() < end:
 wait_bg
 got=$(wc -l <"$WORK/h2.rx")
 echo "  the flow under the flood: $got of 8000; punts refused: $(stat port port1.cport_punt_limited) on port1, $(stat port port0.cport_punt_limited) on port0"
+echo "  the BGP sessions' TCP retransmits meanwhile: $(($(retrans -) - rt0)) by the router, $(($(retrans h2) - pr0)) by the peer"
 check "the flow kept its rate (95%)" test "$got" -ge 7600
 check "the session stayed up" bash -c "birdc -s $WORK/rtr.ctl show protocols upstream | grep -q Established"
 check "... without going down (the same since)" test "$(since)" = "$up0"

@@ -240,7 +240,12 @@ rt_tap_link(struct router *r, uint16_t port, bool admin_up, bool carrier)
 	if (rc < 0)
 		RT_LOG(WARNING, control, "%s: cannot set %s: %s", c->name, admin_up ? "up" : "down",
 		       strerror(-rc));
-	/* Set down, the TAP lost its routes: the default moves to another. */
+	/* Set down, Linux dropped the TAP's IPv6 link-local address (it
+	 * keeps the global ones: keep_addr_on_down) and its routes: the
+	 * addresses are given again on up, and the default route moves. */
+	for (unsigned int i = 0; admin_up && i < r->nb_addrs; i++)
+		if (r->addr[i].port == port && rt_prefix_link_local(&r->addr[i].p))
+			rt_tap_addr(r, port, &r->addr[i].p, true);
 	rt_tap_default_route(r);
 }
 
