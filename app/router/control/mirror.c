@@ -356,7 +356,9 @@ rt_mirror_withdraw(struct router *r, const struct mset_key *key)
 
 /* Routes through kernel nexthop object id follow its change: each is
  * installed again from what the mirror knows of it (or withdrawn with
- * the object). */
+ * the object). A walk of the mirror's routes: objects are replaced in
+ * place rarely (FRR points its routes at new ones instead), and a new
+ * object needs none. */
 static void
 object_changed(struct router *r, uint32_t id, bool gone)
 {
@@ -420,12 +422,18 @@ rt_mirror_message(struct router *r, const struct nlmsghdr *h)
 			o->dead = true;
 			return;
 		}
+		/* A new object (or one deleted before, whose routes went
+		 * with it) has no route yet: the kernel sends an object
+		 * before the routes through it. Only a replaced one has
+		 * routes to install again. */
+		bool fresh = !o->used || o->dead;
 		if (!o->used)
 			rt_mirror.nb_obj++;
 		o->used = true;
 		o->dead = false;
 		o->nh = nh;
-		object_changed(r, nh.id, false);
+		if (!fresh)
+			object_changed(r, nh.id, false);
 		return;
 	}
 	default:

@@ -117,14 +117,17 @@ extern const char *const rt_exc_names[RT_EXC_CLASSES];
  * (ICMPv6 133-137 right after the fixed header, the only place they are
  * accepted); then the routing protocols: OSPF, VRRP, BFD, and TCP to or
  * from BGP's port without SYN (a session's segments: a SYN flood at port
- * 179 stays with the rest). A fragment is "local": its ports are not in
- * it.
+ * 179 stays with the rest). In IPv6, up to two Hop-by-Hop, Routing or
+ * Destination Options headers are looked past (a routing protocol's
+ * packet may carry one); discovery is only ever right after the fixed
+ * header. A fragment is "local": its ports are not in it.
  */
 static inline enum rt_exc_class
 rt_exc_class_local(const uint8_t *f, uint32_t len)
 {
 	const uint8_t *l4;
 	uint8_t proto;
+	bool ext = false;
 	if (len < RTE_ETHER_HDR_LEN + 20)
 		return RT_EXC_LOCAL;
 	const uint8_t *ip = f + RTE_ETHER_HDR_LEN;
@@ -137,13 +140,25 @@ rt_exc_class_local(const uint8_t *f, uint32_t len)
 	} else if (f[12] == 0x86 && f[13] == 0xdd && len >= RTE_ETHER_HDR_LEN + 40) {
 		proto = ip[6];
 		l4 = ip + 40;
+		/* Hop-by-Hop (0), Routing (43), Destination Options (60): each
+		 * its next header, then its length in 8 bytes beyond the first 8. */
+		for (int k = 0; k < 2 && (proto == 0 || proto == 43 || proto == 60); k++) {
+			if ((uint32_t)(l4 - f) + 2 > len)
+				return RT_EXC_LOCAL;
+			proto = l4[0];
+			l4 += ((uint32_t)l4[1] + 1) * 8;
+			ext = true;
+		}
+		if ((uint32_t)(l4 - f) > len)
+			return RT_EXC_LOCAL;
 	} else {
 		return RT_EXC_LOCAL;
 	}
 	uint32_t room = len - (uint32_t)(l4 - f);
 	switch (proto) {
 	case 58: /* ICMPv6 */
-		return room >= 1 && l4[0] >= 133 && l4[0] <= 137 ? RT_EXC_NEIGH : RT_EXC_LOCAL;
+		return !ext && room >= 1 && l4[0] >= 133 && l4[0] <= 137 ? RT_EXC_NEIGH
+									 : RT_EXC_LOCAL;
 	case 89:  /* OSPF */
 	case 112: /* VRRP */
 		return RT_EXC_PROTO;

@@ -162,6 +162,71 @@ test_exc_rings_by_port(void **state)
 			rte_pktmbuf_free_bulk(x, n);
 }
 
+/* A frame for rt_exc_class_local: Ethernet, then an IPv4 header (20
+ * bytes) or an IPv6 one (40) with protocol proto, then the bytes given. */
+static uint32_t
+class_frame(uint8_t *f, bool v6, uint8_t proto, const uint8_t *rest, uint32_t n)
+{
+	memset(f, 0, 128);
+	f[12] = v6 ? 0x86 : 0x08;
+	f[13] = v6 ? 0xdd : 0x00;
+	uint8_t *ip = f + RTE_ETHER_HDR_LEN;
+	ip[0] = v6 ? 0x60 : 0x45;
+	if (v6)
+		ip[6] = proto;
+	else
+		ip[9] = proto;
+	uint32_t at = RTE_ETHER_HDR_LEN + (v6 ? 40 : 20);
+	memcpy(f + at, rest, n);
+	return at + n;
+}
+
+/* Which exception ring a packet for the router takes (and which punt
+ * bucket): the routing protocols' own, also behind IPv6 extension
+ * headers; discovery only right after the fixed header; SYNs, fragments
+ * and what is cut short with the rest. */
+static void
+test_exc_class(void **state)
+{
+	(void)state;
+	uint8_t f[128];
+	/* TCP from port 179 with ACK; with SYN alone */
+	const uint8_t bgp[20] = {0, 179, 0x9c, 0x40, [13] = 0x10}, syn[20] = {0x9c, 0x40, 0, 179,
+									     [13] = 0x02};
+	const uint8_t ns[24] = {135}, bfd[8] = {0xc0, 0, 0x0e, 0xc8}; /* to 3784 */
+	assert_int_equal(rt_exc_class_local(f, class_frame(f, false, 6, bgp, 20)), RT_EXC_PROTO);
+	assert_int_equal(rt_exc_class_local(f, class_frame(f, false, 6, syn, 20)), RT_EXC_LOCAL);
+	assert_int_equal(rt_exc_class_local(f, class_frame(f, false, 17, bfd, 8)), RT_EXC_PROTO);
+	assert_int_equal(rt_exc_class_local(f, class_frame(f, true, 89, NULL, 0)), RT_EXC_PROTO);
+	assert_int_equal(rt_exc_class_local(f, class_frame(f, true, 58, ns, 24)), RT_EXC_NEIGH);
+	assert_int_equal(rt_exc_class_local(f, class_frame(f, true, 6, bgp, 20)), RT_EXC_PROTO);
+	assert_int_equal(rt_exc_class_local(f, class_frame(f, false, 89, NULL, 0)), RT_EXC_PROTO);
+	uint32_t n = class_frame(f, false, 89, NULL, 0);
+	f[RTE_ETHER_HDR_LEN + 6] = 0x20; /* a first fragment (MF) */
+	assert_int_equal(rt_exc_class_local(f, n), RT_EXC_LOCAL);
+
+	/* Behind a Hop-by-Hop header (8 bytes), then a Destination Options
+	 * header (16): BGP's segment still its own; OSPF too */
+	uint8_t x[64] = {60, 0, [8] = 6, 1};
+	memcpy(x + 24, bgp, 20);
+	assert_int_equal(rt_exc_class_local(f, class_frame(f, true, 0, x, 44)), RT_EXC_PROTO);
+	x[8] = 89;
+	assert_int_equal(rt_exc_class_local(f, class_frame(f, true, 0, x, 24)), RT_EXC_PROTO);
+	/* a third header is too many; a Fragment header (44) ends the walk */
+	x[8] = 60;
+	assert_int_equal(rt_exc_class_local(f, class_frame(f, true, 0, x, 44)), RT_EXC_LOCAL);
+	x[0] = 44;
+	assert_int_equal(rt_exc_class_local(f, class_frame(f, true, 0, x, 44)), RT_EXC_LOCAL);
+	/* neighbour solicitation behind a header: not discovery */
+	uint8_t h[32] = {58, 0};
+	memcpy(h + 8, ns, 24);
+	assert_int_equal(rt_exc_class_local(f, class_frame(f, true, 0, h, 32)), RT_EXC_LOCAL);
+	/* a header running past the frame, or cut before its length */
+	uint8_t big[8] = {89, 200};
+	assert_int_equal(rt_exc_class_local(f, class_frame(f, true, 0, big, 8)), RT_EXC_LOCAL);
+	assert_int_equal(rt_exc_class_local(f, class_frame(f, true, 0, big, 1)), RT_EXC_LOCAL);
+}
+
 /* The rings' sizes scale down so that all of them full hold at most
  * half the pool, and never below 64 a ring. */
 static void
@@ -189,7 +254,7 @@ main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fast_frame),     cmocka_unit_test(test_no_offload),
 		cmocka_unit_test(test_offload),        cmocka_unit_test(test_exc_rings_by_port),
-		cmocka_unit_test(test_exc_ring_shift),
+		cmocka_unit_test(test_exc_ring_shift),  cmocka_unit_test(test_exc_class),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	rte_eal_cleanup();
