@@ -191,8 +191,8 @@ test_exc_class(void **state)
 	(void)state;
 	uint8_t f[128];
 	/* TCP from port 179 with ACK; with SYN alone */
-	const uint8_t bgp[20] = {0, 179, 0x9c, 0x40, [13] = 0x10}, syn[20] = {0x9c, 0x40, 0, 179,
-									     [13] = 0x02};
+	const uint8_t bgp[20] = {0, 179, 0x9c, 0x40, [13] = 0x10},
+		      syn[20] = {0x9c, 0x40, 0, 179, [13] = 0x02};
 	const uint8_t ns[24] = {135}, bfd[8] = {0xc0, 0, 0x0e, 0xc8}; /* to 3784 */
 	assert_int_equal(rt_exc_class_local(f, class_frame(f, false, 6, bgp, 20)), RT_EXC_PROTO);
 	assert_int_equal(rt_exc_class_local(f, class_frame(f, false, 6, syn, 20)), RT_EXC_LOCAL);
@@ -254,7 +254,7 @@ main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fast_frame),     cmocka_unit_test(test_no_offload),
 		cmocka_unit_test(test_offload),        cmocka_unit_test(test_exc_rings_by_port),
-		cmocka_unit_test(test_exc_ring_shift),  cmocka_unit_test(test_exc_class),
+		cmocka_unit_test(test_exc_ring_shift), cmocka_unit_test(test_exc_class),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	rte_eal_cleanup();
