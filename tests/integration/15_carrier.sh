@@ -6,8 +6,10 @@
 # the permanent one stays; traffic routed only through it is answered as
 # unroutable, never counted as forwarded or as tx_full; an ECMP group's
 # member on it stops taking flows while the other member's flows stay;
-# when carrier returns, everything comes back. Then the peer reconnects
-# twenty times under load, and routerd is alive and forwards.
+# when carrier returns, everything comes back. port2's control-plane
+# TAP follows the carrier, so daemons see the link go as they would a
+# NIC's. Then the peer reconnects twenty times under load, and routerd is
+# alive and forwards.
 . "$(dirname "$0")/lib.sh"
 two_hosts
 MSOCK=$WORK/memif.sock
@@ -75,6 +77,11 @@ expect_out "... in JSON: operstate DOWN, its flags" \
 expect_out "its routes linkdown" "^10.99.0.0/16 via 10.200.0.2 dev port2 metric 10 linkdown$" \
 	rc route show 10.99.0.0/16
 expect_out "the backup by metric answers" "via 198.51.100.2 dev port1" rc route get 10.99.0.1
+tap() { ip netns exec "$RT_NS" ip "$@"; }
+expect_out "its TAP has no carrier either" "^[0-9]+: port2: <NO-CARRIER,.*UP> .*state DOWN" \
+	tap link show port2
+expect_out "... and Linux's route through it is linkdown" "^10.200.0.0/24 .*linkdown" \
+	tap route show dev port2
 
 echo "the peer connects: carrier"
 peer_start 1000
@@ -82,6 +89,7 @@ check "carrier within 5 s" wait_oper UP
 expect_out "link show: LOWER_UP, state UP" \
 	"^2: port2: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 state UP" rc link show port2
 expect_out "the route through port2 answers" "via 10.200.0.2 dev port2" rc route get 10.99.0.1
+expect_out "its TAP has carrier" "^[0-9]+: port2: <.*LOWER_UP> .*state UP" tap link show port2
 ecmp_ports >"$WORK/ecmp.before"
 check "ECMP: both members take flows" test "$(sort -u "$WORK/ecmp.before" | wc -l)" -eq 2
 
@@ -101,6 +109,7 @@ peer_kill
 check "carrier lost within 1 s" wait_oper DOWN
 expect_out "link show: NO-CARRIER again" "<NO-CARRIER,BROADCAST,MULTICAST,UP> mtu 1500 state DOWN" \
 	rc link show port2
+expect_out "its TAP too" "^[0-9]+: port2: <NO-CARRIER,.*UP> .*state DOWN" tap link show port2
 expect_out "routes linkdown" "^10.99.0.0/16 via 10.200.0.2 dev port2 metric 10 linkdown$" \
 	rc route show 10.99.0.0/16
 check "learnt neighbours flushed" test "$(rc neigh show dev port2 nud all | grep -c 10.200.0.9)" -eq 0
