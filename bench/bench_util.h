@@ -11,6 +11,8 @@
 
 #include <rte_cycles.h>
 
+#include "xorshift.h"
+
 static inline uint64_t
 bench_tsc(void)
 {
@@ -33,15 +35,6 @@ bench_median(double *v, unsigned int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* xorshift64: fast, reproducible across runs. */
-static inline uint64_t
-bench_rand(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
 
 /* Print "program: what: error" and exit; rc is an errno value, either sign. */
 static inline void __attribute__((noreturn)) bench_die(const char *what, int rc)

@@ -90,10 +90,10 @@ make_addrs(struct workload *w)
 		 * cases keep the addresses of earlier runs. */
 		if (w->af == FIB_AF_INET &&
 		    (opt.in_prefixes4 == 0 ||
-		     (opt.in_prefixes4 < 100 && (int)(bench_rand(&s) % 100) >= opt.in_prefixes4))) {
+		     (opt.in_prefixes4 < 100 && (int)(xorshift64(&s) % 100) >= opt.in_prefixes4))) {
 			/* Uniform over the address space: the table covers
 			 * most of it, and each lookup lands on a random line. */
-			((uint32_t *)w->addrs)[i] = (uint32_t)bench_rand(&s);
+			((uint32_t *)w->addrs)[i] = (uint32_t)xorshift64(&s);
 			continue;
 		}
 		if (w->af == FIB_AF_INET) {
@@ -101,10 +101,10 @@ make_addrs(struct workload *w)
 			 * where the table routes, which lands in the /16s
 			 * holding longer prefixes far more often than uniform
 			 * addresses do (docs/performance.md). */
-			const struct fib_prefix *p = &w->pl.p[bench_rand(&s) % w->pl.n];
+			const struct fib_prefix *p = &w->pl.p[xorshift64(&s) % w->pl.n];
 			uint32_t keep = p->len ? ~0u << (32 - p->len) : 0;
 			((uint32_t *)w->addrs)[i] =
-				(p->addr.v4 & keep) | ((uint32_t)bench_rand(&s) & ~keep);
+				(p->addr.v4 & keep) | ((uint32_t)xorshift64(&s) & ~keep);
 			continue;
 		}
 		/* IPv6 routes cover a sliver of the space: a uniform address
@@ -113,10 +113,10 @@ make_addrs(struct workload *w)
 		 * forwarded traffic does. */
 		const struct fib_prefix *p;
 		do
-			p = &w->pl.p[bench_rand(&s) % w->pl.n];
+			p = &w->pl.p[xorshift64(&s) % w->pl.n];
 		while (p->len > opt.max_len6);
 		uint8_t *a = (uint8_t *)w->addrs + 16 * (size_t)i;
-		uint64_t h = bench_rand(&s), l = bench_rand(&s);
+		uint64_t h = xorshift64(&s), l = xorshift64(&s);
 		for (int k = 0; k < 16; k++) {
 			uint8_t r = (uint8_t)((k < 8 ? h : l) >> (8 * (k % 8)));
 			int bits = (int)p->len - 8 * k; /* prefix bits in byte k */
@@ -340,7 +340,7 @@ shuffle_routes(struct workload *w)
 {
 	uint64_t s = 0x2545f4914f6cdd1dull;
 	for (uint32_t i = w->pl.n; i > 1; i--) {
-		uint32_t j = (uint32_t)(bench_rand(&s) % i);
+		uint32_t j = (uint32_t)(xorshift64(&s) % i);
 		struct fib_prefix p = w->pl.p[i - 1];
 		uint32_t nh = w->nh[i - 1];
 		w->pl.p[i - 1] = w->pl.p[j];

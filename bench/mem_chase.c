@@ -45,7 +45,7 @@ bench_chase(size_t bytes, uint64_t steps, uint64_t *seed)
 	for (size_t i = 0; i < n; i++)
 		perm[i] = (uint32_t)i;
 	for (size_t i = n - 1; i > 0; i--) {
-		size_t j = bench_rand(seed) % (i + 1);
+		size_t j = xorshift64(seed) % (i + 1);
 		uint32_t t = perm[i];
 		perm[i] = perm[j];
 		perm[j] = t;

@@ -94,7 +94,7 @@ gathered_walks(size_t bytes, unsigned int depth, const uint32_t *a, uint32_t *ou
 	uint32_t *tbl = bench_huge_alloc(bytes);
 	const __m512i mask = _mm512_set1_epi32((int)((bytes / 64) - 1));
 	for (size_t i = 0; i < bytes / 4; i += 16)
-		tbl[i] = (uint32_t)bench_rand(seed);
+		tbl[i] = (uint32_t)xorshift64(seed);
 	uint64_t acc = 0, t0 = bench_tsc();
 	for (uint32_t i = 0; i < m; i += BATCH) {
 		__m512i a0 = _mm512_loadu_si512(a + i), a1 = _mm512_loadu_si512(a + i + 16);
@@ -130,7 +130,7 @@ gathered3_walks(size_t bytes, unsigned int depth, const uint32_t *a, uint32_t *o
 	uint64_t *tbl = bench_huge_alloc(bytes);
 	const __m512i mask = _mm512_set1_epi64((long long)((bytes / 64) - 1));
 	for (size_t i = 0; i < bytes / 8; i++)
-		tbl[i] = bench_rand(seed) & 0xffffffff;
+		tbl[i] = xorshift64(seed) & 0xffffffff;
 	uint64_t acc = 0, t0 = bench_tsc();
 	for (uint32_t i = 0; i < m; i += BATCH) {
 		__m512i av[4], v[4];
@@ -183,7 +183,7 @@ main(int argc, char **argv)
 	const uint32_t m = 1u << 22;
 	uint32_t *a = malloc(sizeof(*a) * m), *out = malloc(sizeof(*out) * m);
 	for (uint32_t i = 0; i < m; i++)
-		a[i] = (uint32_t)bench_rand(&seed);
+		a[i] = (uint32_t)xorshift64(&seed);
 	uint32_t *t32 = bench_huge_alloc(sizeof(uint32_t) * N24);
 	uint16_t *t16 = bench_huge_alloc(sizeof(uint16_t) * N24);
 	double v32[31], v16[31];

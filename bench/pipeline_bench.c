@@ -95,8 +95,8 @@ make_dests(const struct prefix_list *pl, struct dests *d, uint32_t distinct, uin
 			memcpy(d->a[i], d->a[i % distinct], 16);
 			continue;
 		}
-		const struct fib_prefix *p = &pl->p[bench_rand(&seed) % pl->n];
-		uint64_t h = bench_rand(&seed), l = bench_rand(&seed);
+		const struct fib_prefix *p = &pl->p[xorshift64(&seed) % pl->n];
+		uint64_t h = xorshift64(&seed), l = xorshift64(&seed);
 		prefix_pick(p, h, l, d->a[i]);
 	}
 }

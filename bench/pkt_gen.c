@@ -109,8 +109,8 @@ build_templates(struct gen *g)
 	uint64_t seed = 0x6e6;
 	for (uint32_t i = 0; i < g->n_tpl; i++) {
 		uint8_t dst[16];
-		const struct fib_prefix *p = &g->pl.p[bench_rand(&seed) % g->pl.n];
-		uint64_t h = bench_rand(&seed), l = bench_rand(&seed);
+		const struct fib_prefix *p = &g->pl.p[xorshift64(&seed) % g->pl.n];
+		uint64_t h = xorshift64(&seed), l = xorshift64(&seed);
 		prefix_pick(p, h, l, dst);
 		udp_frame_sized(g->tpl[i], g->family, &g->dmac, &g->smac, g->src, dst,
 				(uint16_t)(1024 + i),

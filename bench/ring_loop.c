@@ -68,8 +68,8 @@ pick(const struct prefix_list *pl, uint16_t nb_ports, uint8_t (*dst)[MAX_PORTS][
 		if (++tries > 100 * count * nb_ports)
 			bench_die("a port gets no traffic from this table", -EINVAL);
 		uint8_t a[16];
-		const struct fib_prefix *p = &pl->p[bench_rand(&seed) % pl->n];
-		uint64_t h = bench_rand(&seed), l = bench_rand(&seed);
+		const struct fib_prefix *p = &pl->p[xorshift64(&seed) % pl->n];
+		uint64_t h = xorshift64(&seed), l = xorshift64(&seed);
 		prefix_pick(p, h, l, a);
 		struct fib_prefix q = {.family = p->family};
 		if (p->family == FIB_AF_INET) {

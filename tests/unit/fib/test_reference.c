@@ -11,6 +11,7 @@
 #include "fib_test.h"
 #include "table.h"
 #include "ref_lpm.h"
+#include "../../../bench/xorshift.h"
 
 #define RANDOM_ADDRS (1u << 20)
 /* Bursts of 64, looked up whole and as two calls of 32 in turn: the
@@ -22,10 +23,7 @@ static uint64_t rng = 88172645463325252ull;
 static uint64_t
 rnd(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return xorshift64(&rng);
 }
 
 struct route_set {

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "nexthop.h"
+#include "../../../bench/xorshift.h"
 
 #define FLOWS 1000000u
 
@@ -30,7 +31,7 @@ setup_flows(void **state)
 	before = malloc(sizeof(*before) * FLOWS);
 	after = malloc(sizeof(*after) * FLOWS);
 	for (uint32_t i = 0; i < FLOWS; i++) {
-		s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+		xorshift64(&s);
 		flows[i] = (struct flow){.src = (uint32_t)s,
 					 .dst = (uint32_t)(s >> 32),
 					 .sport = (uint16_t)(s >> 7),

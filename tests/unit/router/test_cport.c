@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "cport_frame.h"
+#include "../../../bench/xorshift.h"
 
 static const uint8_t frame4[] = {
 	0x02, 0, 0,    0,    0, 1,  0x02, 0, 0,  0,  0, 2, 0x08, 0x00,               /* Ethernet */
@@ -116,15 +117,6 @@ test_malformed(void **state)
 	assert_int_equal(class_of(s, sizeof(s), 1500), RT_CPF_BAD_IP);
 }
 
-static uint64_t
-next(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
-
 /* Random frames, and valid ones with random bytes changed: never a read
  * past the frame (the sanitizer), and what passes holds together. */
 static void
@@ -139,22 +131,22 @@ test_fuzz(void **state)
 		uint8_t f[1600];
 		size_t len;
 		if (i % 2) {
-			len = next(&s) % sizeof(f);
+			len = xorshift64(&s) % sizeof(f);
 			for (size_t k = 0; k < len; k++)
-				f[k] = (uint8_t)next(&s);
+				f[k] = (uint8_t)xorshift64(&s);
 			if (len > 13 && i % 4 == 1) /* often an IP ethertype */
-				f[12] = next(&s) & 1 ? 0x08 : 0x86,
+				f[12] = xorshift64(&s) & 1 ? 0x08 : 0x86,
 				f[13] = f[12] == 0x08 ? 0x00 : 0xdd;
 		} else {
 			const uint8_t *v = i % 4 ? frame4 : frame6;
 			len = i % 4 ? sizeof(frame4) : sizeof(frame6);
 			memcpy(f, v, len);
-			for (unsigned int k = next(&s) % 4; k > 0; k--)
-				f[next(&s) % len] = (uint8_t)next(&s);
-			if (next(&s) % 4 == 0)
-				len = next(&s) % len;
+			for (unsigned int k = xorshift64(&s) % 4; k > 0; k--)
+				f[xorshift64(&s) % len] = (uint8_t)xorshift64(&s);
+			if (xorshift64(&s) % 4 == 0)
+				len = xorshift64(&s) % len;
 		}
-		uint16_t mtu = (uint16_t)(next(&s) % 4 ? 1500 : next(&s) % 1600);
+		uint16_t mtu = (uint16_t)(xorshift64(&s) % 4 ? 1500 : xorshift64(&s) % 1600);
 		enum rt_cport_frame c = class_of(f, len, mtu);
 		assert_true(c <= RT_CPF_BAD_IP);
 		if (c == RT_CPF_UNICAST || c == RT_CPF_GROUP) {

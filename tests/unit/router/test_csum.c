@@ -14,6 +14,7 @@
 #include <rte_ip.h>
 
 #include "dp_inline.h"
+#include "../../../bench/xorshift.h"
 
 static uint32_t
 ones_sum(const uint8_t *h)
@@ -42,15 +43,6 @@ fix_checksum(uint8_t *h)
 	h[11] = (uint8_t)c;
 }
 
-static uint64_t
-next(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
-
 static void
 test_random_headers(void **state)
 {
@@ -60,7 +52,7 @@ test_random_headers(void **state)
 	for (unsigned int n = 0; n < 2000000; n++) {
 		uint8_t h[20];
 		for (int i = 0; i < 20; i += 8) {
-			uint64_t r = next(&seed);
+			uint64_t r = xorshift64(&seed);
 			memcpy(h + i, &r, i + 8 <= 20 ? 8 : 20 - i);
 		}
 		h[0] = 0x45;

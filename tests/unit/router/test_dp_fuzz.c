@@ -44,6 +44,7 @@
 
 #include "dp_inline.h"
 #include "dp_harness.h"
+#include "../../../bench/xorshift.h"
 
 #define FRAMES 1000000
 #define FRAME_MAX 1800 /* 14 + 60 + 1700 + padding: some are too big */
@@ -78,10 +79,7 @@ static unsigned long clean_groups;   /* aligned groups of 8 the model forwards w
 static uint64_t
 rnd(void)
 {
-	seed ^= seed << 13;
-	seed ^= seed >> 7;
-	seed ^= seed << 17;
-	return seed;
+	return xorshift64(&seed);
 }
 
 static unsigned int

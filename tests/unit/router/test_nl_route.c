@@ -21,6 +21,7 @@
 #include <linux/rtnetlink.h>
 
 #include "nl_route.h"
+#include "../../../bench/xorshift.h"
 
 struct msg {
 	uint8_t b[1024];
@@ -228,15 +229,6 @@ test_truncated(void **state)
 	}
 }
 
-static uint64_t
-next(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
-
 static void
 test_fuzz(void **state)
 {
@@ -257,15 +249,15 @@ test_fuzz(void **state)
 			nexthop_group(&m);
 		}
 		if (i % 7 == 0) { /* random bytes after the header */
-			m.len = NLMSG_HDRLEN + next(&s) % (sizeof(m.b) - NLMSG_HDRLEN);
+			m.len = NLMSG_HDRLEN + xorshift64(&s) % (sizeof(m.b) - NLMSG_HDRLEN);
 			for (size_t k = NLMSG_HDRLEN; k < m.len; k++)
-				m.b[k] = (uint8_t)next(&s);
+				m.b[k] = (uint8_t)xorshift64(&s);
 		} else {
-			for (unsigned int k = next(&s) % 6; k > 0; k--)
-				m.b[NLMSG_HDRLEN + next(&s) % (m.len - NLMSG_HDRLEN)] =
-					(uint8_t)next(&s);
-			if (next(&s) % 3 == 0)
-				m.len = next(&s) % (m.len + 1);
+			for (unsigned int k = xorshift64(&s) % 6; k > 0; k--)
+				m.b[NLMSG_HDRLEN + xorshift64(&s) % (m.len - NLMSG_HDRLEN)] =
+					(uint8_t)xorshift64(&s);
+			if (xorshift64(&s) % 3 == 0)
+				m.len = xorshift64(&s) % (m.len + 1);
 		}
 		struct nlmsghdr *h = copy(&m, m.len);
 		struct nlr_route r;

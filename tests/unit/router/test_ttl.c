@@ -13,6 +13,7 @@
 #include <rte_ip.h>
 
 #include "dp_inline.h"
+#include "../../../bench/xorshift.h"
 
 static void
 test_fast_matches_linux(void **state)
@@ -48,9 +49,7 @@ test_headers_stay_valid(void **state)
 	(void)state;
 	uint64_t s = 0x9e3779b97f4a7c15ull;
 	for (unsigned int i = 0; i < 1000000; i++) {
-		s ^= s << 13;
-		s ^= s >> 7;
-		s ^= s << 17;
+		xorshift64(&s);
 		struct rte_ipv4_hdr h = {.version_ihl = 0x45,
 					 .total_length =
 						 rte_cpu_to_be_16((uint16_t)(20 + (s & 1023))),
