@@ -35,7 +35,6 @@ bench_median(double *v, unsigned int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-
 /* Print "program: what: error" and exit; rc is an errno value, either sign. */
 static inline void __attribute__((noreturn)) bench_die(const char *what, int rc)
 {
