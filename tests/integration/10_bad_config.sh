@@ -4,9 +4,10 @@
 # (ROUTER.md, "Bad input"). No namespaces: two net_null ports suffice.
 . "$(dirname "$0")/lib.sh"
 
-# routerd on net_null ports with the given routerd options; its output in
+# try_start OPTS...: routerd on net_null ports with the given options (not
+# lib.sh's daemon, which runs a program in a namespace); its output in
 # $WORK/daemon.out. @return its exit status (0 if it started: stopped).
-daemon() {
+try_start() {
 	"$BUILD/app/routerd" -l 0,1 --no-huge -m 256 --no-pci --no-telemetry \
 		--file-prefix="${NS_PREFIX}bad" --log-level=lib.eal:error \
 		--vdev=net_null0 --vdev=net_null1 -- --socket "$SOCK" "$@" \
@@ -23,7 +24,7 @@ daemon() {
 	done
 	wait "$pid"
 }
-refused() { ! daemon "$@" && [ ! -S "$SOCK" ]; }
+refused() { ! try_start "$@" && [ ! -S "$SOCK" ]; }
 
 printf 'idle-backoff on\nmbufs lots\n' >"$WORK/bad.conf"
 check "a bad value: refused" refused --config "$WORK/bad.conf"
@@ -48,5 +49,5 @@ check "a bad start-up command: refused" refused --startup "$WORK/bad.startup"
 expect_out "... naming file, line and problem" "bad.startup:2: .*192.0.2.300" cat "$WORK/daemon.out"
 
 printf 'addr add 192.0.2.1/24 dev port0\n' >"$WORK/good.startup"
-check "and a good one starts" daemon --startup "$WORK/good.startup"
+check "and a good one starts" try_start --startup "$WORK/good.startup"
 done_tests
