@@ -171,14 +171,20 @@ ndr_run() {
 	done
 }
 
+# The CSV files' columns are read by their names in the header line
+# (NDR_COLS, in awk: $c["name"]), so that columns added later move none.
+NDR_COLS='NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }'
+
 # ndr_value GEN DUT FAMILY SIZE REP COLUMN: from this run's rows.
 ndr_value() {
-	awk -F, -v t="$stamp" -v g="$1" -v d="$2" -v f="$3" -v s="$4" -v r="$5" -v c="$6" \
-		'$1 == t && $2 == g && $3 == d && $4 == f && $5 == s && $6 == r { print $c }' "$(ndr_out)/ndr.csv"
+	awk -F, -v t="$stamp" -v g="$1" -v d="$2" -v f="$3" -v s="$4" -v r="$5" -v k="$6" "$NDR_COLS"'
+		$c["time"] == t && $c["gen"] == g && $c["dut"] == d && $c["family"] == f &&
+		$c["size"] == s && $c["rep"] == r { print $c[k] }' "$(ndr_out)/ndr.csv"
 }
 ndr_lat() { # GEN DUT FAMILY SIZE REP LOAD COLUMN
-	awk -F, -v t="$stamp" -v g="$1" -v d="$2" -v f="$3" -v s="$4" -v r="$5" -v l="$6" -v c="$7" \
-		'$1 == t && $2 == g && $3 == d && $4 == f && $5 == s && $6 == r && $7 == l { print $c }' \
+	awk -F, -v t="$stamp" -v g="$1" -v d="$2" -v f="$3" -v s="$4" -v r="$5" -v l="$6" -v k="$7" "$NDR_COLS"'
+		$c["time"] == t && $c["gen"] == g && $c["dut"] == d && $c["family"] == f &&
+		$c["size"] == s && $c["rep"] == r && $c["load_pct"] == l { print $c[k] }' \
 		"$(ndr_out)/ndr_lat.csv"
 }
 
@@ -186,15 +192,16 @@ ndr_lat() { # GEN DUT FAMILY SIZE REP LOAD COLUMN
 ndr_summary() {
 	local g=$1 d f s r a b key
 	printf '%-8s %-6s %-5s %10s %10s %8s %9s\n' dut family size ndr_mpps max_mpps l1_gbps max_loss
-	awk -F, -v t="$stamp" -v g="$g" '$1 == t && $2 == g {
-		printf "%-8s IPv%-3s %-5s %10.3f %10.3f %8.3f %9s\n", $3, $4, $5, $10 / 1e6, $9 / 1e6, $11, $15 }' \
+	awk -F, -v t="$stamp" -v g="$g" "$NDR_COLS"'$c["time"] == t && $c["gen"] == g {
+		printf "%-8s IPv%-3s %-5s %10.3f %10.3f %8.3f %9s\n", $c["dut"], $c["family"], $c["size"],
+			$c["ndr_pps"] / 1e6, $c["max_pps"] / 1e6, $c["ndr_l1_gbps"], $c["max_loss"] }' \
 		"$(ndr_out)/ndr.csv"
 	# ratio of routerd (full table) to testpmd io, median over repetitions
 	for key in 4:64 6:64 4:imix 6:imix; do
 		f=${key%:*} s=${key#*:} a='' b=''
 		for r in $(seq "$REPS"); do
-			a+="$(ndr_value "$g" full "$f" "$s" "$r" 10) "
-			b+="$(ndr_value "$g" testpmd "$f" "$s" "$r" 10) "
+			a+="$(ndr_value "$g" full "$f" "$s" "$r" ndr_pps) "
+			b+="$(ndr_value "$g" testpmd "$f" "$s" "$r" ndr_pps) "
 		done
 		if [ -n "${a// /}" ] && [ -n "${b// /}" ]; then
 			echo "ndr${f}_${s}_vs_testpmd_io $(paired_ratio "$a" "$b")"
@@ -202,8 +209,8 @@ ndr_summary() {
 	done
 	a='' b=''
 	for r in $(seq "$REPS"); do
-		a+="$(ndr_lat "$g" full 4 64 "$r" 50 12) "
-		b+="$(ndr_lat "$g" testpmd 4 64 "$r" 50 12) "
+		a+="$(ndr_lat "$g" full 4 64 "$r" 50 lat_p99_us) "
+		b+="$(ndr_lat "$g" testpmd 4 64 "$r" 50 lat_p99_us) "
 	done
 	if [ -n "${a// /}" ]; then
 		echo "lat4_p99_us_at_50pct $(echo "$a" | tr ' ' '\n' | grep . | median)"
@@ -217,7 +224,7 @@ ndr_smoke_check() {
 	awk '{ for (i = 1; i < NF; i++) v[$i] = $(i + 1)
 		if (v["received"] > v["offered"] || v["sent"] > v["offered"]) { print "bad trial: " $0; bad = 1 } }
 		END { exit bad }' "$work/trials.log"
-	awk -F, 'NR > 1 && $10 > 0 { ok = 1 } END { exit !ok }' "$work/ndr.csv" ||
+	awk -F, "$NDR_COLS"'$c["ndr_pps"] > 0 { ok = 1 } END { exit !ok }' "$work/ndr.csv" ||
 		{ echo "the search found no rate without loss" >&2; exit 1; }
 	cat "$work/ndr.csv" "$work/ndr_lat.csv"
 }

@@ -11,11 +11,16 @@ mkdir -p "$dir"
 # one row a case: the first repetition of the latest run that has it (or
 # of the run stamped STAMP), so a run by frame size and one of 64 bytes
 # and IMIX draw together
-awk -F, -v t="$stamp" -v g="$gen" 'NR > 1 && (t == "" || $1 == t) && $2 == g && $6 == 1 {
-	v[$3 FS $4 FS $5] = $3 " " $4 " " ($5 == "imix" ? 362 : $5) " " $10 / 1e6 " " $11 }
+# (columns by their names in the header line)
+cols='NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+(t == "" || $c["time"] == t) && $c["gen"] == g && $c["rep"] == 1'
+awk -F, -v t="$stamp" -v g="$gen" "$cols"' {
+	d = $c["dut"]; f = $c["family"]; s = $c["size"]
+	v[d FS f FS s] = d " " f " " (s == "imix" ? 362 : s) " " $c["ndr_pps"] / 1e6 " " $c["ndr_l1_gbps"] }
 	END { for (k in v) print v[k] }' bench/out/ndr.csv | sort -k1,1 -k2,2n -k3,3n >"$dir/ndr.dat"
-awk -F, -v t="$stamp" -v g="$gen" 'NR > 1 && (t == "" || $1 == t) && $2 == g && $6 == 1 {
-	v[$3 FS $4 FS $5 FS $7] = $3 " " $4 " " $5 " " $7 " " $11 " " $12 }
+awk -F, -v t="$stamp" -v g="$gen" "$cols"' {
+	d = $c["dut"]; f = $c["family"]; s = $c["size"]; l = $c["load_pct"]
+	v[d FS f FS s FS l] = d " " f " " s " " l " " $c["lat_p50_us"] " " $c["lat_p99_us"] }
 	END { for (k in v) print v[k] }' bench/out/ndr_lat.csv | sort -k1,1 -k2,2n -k3,3 -k4,4n >"$dir/lat.dat"
 command -v gnuplot >/dev/null || { echo "gnuplot not installed: no plots" >&2; exit 0; }
 gnuplot -e "dir='$dir'" bench/ndr_plots.gp
