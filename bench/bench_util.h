@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
 
 #include "xorshift.h"
 
@@ -41,6 +43,21 @@ static inline void __attribute__((noreturn)) bench_die(const char *what, int rc)
 	fprintf(stderr, "%s: %s: %s\n", program_invocation_short_name, what,
 		strerror(rc < 0 ? -rc : rc));
 	exit(1);
+}
+
+/* Start EAL and step past its arguments: *argc and *argv are then the
+ * program's own options. Exits with EAL's reason when it cannot start. */
+static inline void
+bench_eal_init(int *argc, char ***argv)
+{
+	int n = rte_eal_init(*argc, *argv);
+	if (n < 0) {
+		fprintf(stderr, "%s: EAL: %s\n", program_invocation_short_name,
+			rte_strerror(rte_errno));
+		exit(1);
+	}
+	*argc -= n;
+	*argv += n;
 }
 
 #endif

@@ -21,7 +21,6 @@
 
 #include <rte_atomic.h>
 #include <rte_eal.h>
-#include <rte_errno.h>
 
 #include "bench_util.h"
 #include "lpm_peers.h"
@@ -730,13 +729,7 @@ shrink_family(uint8_t af, const char *file, const char *tag)
 int
 main(int argc, char **argv)
 {
-	int n = rte_eal_init(argc, argv);
-	if (n < 0) {
-		fprintf(stderr, "EAL initialisation failed: %s\n", rte_strerror(rte_errno));
-		return 1;
-	}
-	argc -= n;
-	argv += n;
+	bench_eal_init(&argc, &argv);
 	static const struct option longopts[] = {{"smoke", no_argument, NULL, 's'},
 						 {"runs", required_argument, NULL, 'r'},
 						 {"addrs", required_argument, NULL, 'a'},

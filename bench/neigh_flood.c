@@ -25,8 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <rte_eal.h>
-#include <rte_errno.h>
 #include <rte_ring.h>
 
 #include "bench_util.h"
@@ -139,11 +137,7 @@ flood(uint32_t packets, uint32_t *next)
 int
 main(int argc, char **argv)
 {
-	int rc = rte_eal_init(argc, argv);
-	if (rc < 0)
-		bench_die("EAL", rte_errno);
-	argc -= rc;
-	argv += rc;
+	bench_eal_init(&argc, &argv);
 	unsigned int runs = 5;
 	uint32_t packets = 1u << 18;
 	bool smoke = false;
@@ -173,6 +167,7 @@ main(int argc, char **argv)
 	dp_harness_setup(&r, RT_BURST);
 	r.dp.ctl_tx = rte_ring_create("ctl_tx", 4096, (int)rte_socket_id(),
 				      RING_F_SP_ENQ | RING_F_SC_DEQ);
+	int rc = 0;
 	if (r.dp.ctl_tx == NULL || (rc = rt_control_init(&r)) < 0)
 		bench_die("control core", r.dp.ctl_tx == NULL ? ENOMEM : -rc);
 	address(1, FIB_AF_INET, "10.0.0.1", 8);

@@ -27,8 +27,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <rte_eal.h>
-#include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_ip.h>
 #include <rte_ring.h>
@@ -330,11 +328,7 @@ family(uint8_t af, const char *file, const char *tag)
 int
 main(int argc, char **argv)
 {
-	int n = rte_eal_init(argc, argv);
-	if (n < 0)
-		bench_die("EAL", rte_errno);
-	argc -= n;
-	argv += n;
+	bench_eal_init(&argc, &argv);
 	static const struct option longopts[] = {{"smoke", no_argument, NULL, 's'},
 						 {"runs", required_argument, NULL, 'r'},
 						 {"packets", required_argument, NULL, 'p'},

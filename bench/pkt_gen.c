@@ -392,11 +392,7 @@ parse_args(int argc, char **argv, struct gen *g, struct args *a)
 int
 main(int argc, char **argv)
 {
-	int rc = rte_eal_init(argc, argv);
-	if (rc < 0)
-		bench_die("EAL", -rte_errno);
-	argc -= rc;
-	argv += rc;
+	bench_eal_init(&argc, &argv);
 	static struct gen g = {.size = 64, .n_tpl = 4096};
 	struct args a = {.seconds = 10};
 	parse_args(argc, argv, &g, &a);
@@ -405,7 +401,8 @@ main(int argc, char **argv)
 	g.tx_port = 0;
 	g.rx_port = cmd_mode ? 1 : 0;
 
-	if ((rc = prefix_list_load(table, &g.pl)) < 0)
+	int rc = prefix_list_load(table, &g.pl);
+	if (rc < 0)
 		bench_die(table, rc);
 	if (g.pl.n == 0)
 		bench_die("empty table", -EINVAL);

@@ -164,11 +164,7 @@ measure(uint16_t nb_ports)
 int
 main(int argc, char **argv)
 {
-	int rc = rte_eal_init(argc, argv);
-	if (rc < 0)
-		bench_die("EAL", -rte_errno);
-	argc -= rc;
-	argv += rc;
+	bench_eal_init(&argc, &argv);
 	static const struct option opts[] = {{"fill", required_argument, NULL, 'f'},
 					     {"count", required_argument, NULL, 'c'},
 					     {"runs", required_argument, NULL, 'r'},
