@@ -92,6 +92,35 @@ set_protocols(struct rt_settings *s, const char *val)
 	return NULL;
 }
 
+/* kernel-tables: "all" (every table but local), or tables by id or as
+ * main and default, comma-separated. */
+static const char *
+set_tables(struct rt_settings *s, const char *val)
+{
+	s->nb_kernel_tables = 0;
+	if (strcmp(val, "all") == 0)
+		return NULL;
+	char buf[256];
+	if (strlen(val) >= sizeof(buf))
+		return "too long";
+	strcpy(buf, val);
+	for (char *save, *t = strtok_r(buf, ",", &save); t != NULL;
+	     t = strtok_r(NULL, ",", &save)) {
+		uint32_t v;
+		if (strcmp(t, "main") == 0)
+			v = FIB_TABLE_MAIN;
+		else if (strcmp(t, "default") == 0)
+			v = FIB_TABLE_DEFAULT;
+		else if (set_u32(t, 1, UINT32_MAX, &v) < 0 || v == 255)
+			return "expected all, or tables by id or name (main,default,100,...); "
+			       "local is routerd's own";
+		if (s->nb_kernel_tables == RT_KERNEL_TABLES_MAX)
+			return "at most 16 tables";
+		s->kernel_tables[s->nb_kernel_tables++] = v;
+	}
+	return NULL;
+}
+
 /* Apply one setting; @return NULL or what is wrong. */
 static const char *
 apply(struct rt_settings *s, const char *key, const char *val)
@@ -162,6 +191,8 @@ apply(struct rt_settings *s, const char *key, const char *val)
 		return set_bool(val, &s->kernel_default_route);
 	} else if (strcmp(key, "kernel-protocols") == 0) {
 		return set_protocols(s, val);
+	} else if (strcmp(key, "kernel-tables") == 0) {
+		return set_tables(s, val);
 	} else if (strcmp(key, "punt-rate") == 0) {
 		if (set_u32(val, 1, 10000000, &s->punt_rate) < 0)
 			return "expected 1..10000000";

@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#define RT_KERNEL_TABLES_MAX 16 /* kernel-tables: the most named */
+
 struct rt_settings {
 	char socket_path[108];
 	char startup[4096];
@@ -44,6 +46,9 @@ struct rt_settings {
 	bool kernel_default_route;
 	bool kernel_protocols_set;
 	uint8_t kernel_protocols[32];
+	/* The kernel tables followed, when set (else every one but local). */
+	uint8_t nb_kernel_tables;
+	uint32_t kernel_tables[RT_KERNEL_TABLES_MAX];
 };
 
 #endif

@@ -40,6 +40,11 @@ check "an on/off setting given something else: refused" refused --config "$WORK/
 expect_out "... saying what it takes" "bool.conf:1: kernel-default-route: expected on or off" \
 	cat "$WORK/daemon.out"
 
+printf 'kernel-tables main,local\n' >"$WORK/tables.conf"
+check "kernel-tables naming local: refused" refused --config "$WORK/tables.conf"
+expect_out "... saying local is routerd's own" "tables.conf:1: kernel-tables: .*local is routerd's own" \
+	cat "$WORK/daemon.out"
+
 check "a missing settings file: refused" refused --config "$WORK/absent.conf"
 expect_out "... named" "absent.conf: No such file or directory" cat "$WORK/daemon.out"
 

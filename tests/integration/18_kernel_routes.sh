@@ -4,13 +4,14 @@
 # routing daemon writes them, here with ip route and ip nexthop) is
 # mirrored into routerd's FIB and forwarded by the workers; changes and
 # deletions follow; routes routerd cannot take are skipped and counted;
-# an operator's own routes are never touched.
+# an operator's own routes are never touched; only the tables named by
+# kernel-tables are followed.
 . "$(dirname "$0")/lib.sh"
 two_hosts
 ns_exec h2 ip addr add 203.0.113.1/32 dev lo
 ns_exec h2 ip addr add 2001:db8:99::1/128 dev lo
 ns_exec h1 ip addr add 203.0.114.1/32 dev lo
-start_router
+start_router --set kernel-tables=main,100
 
 rx() { ip netns exec "$RT_NS" "$@"; }
 # routes COUNT: how many routes routerd shows for a selector.
@@ -55,8 +56,10 @@ rx ip route add blackhole 10.66.0.0/16 proto static
 rx ip route add unreachable 10.67.0.0/16 proto static
 check "blackhole kept" within_1s bash -c "$BUILD/app/routerctl -S $SOCK route show 10.66.0.0/16 | grep -q '^blackhole'"
 check "unreachable kept" within_1s bash -c "$BUILD/app/routerctl -S $SOCK route show 10.67.0.0/16 | grep -q '^unreachable'"
+rx ip route add 203.0.113.0/24 via 198.51.100.2 dev port1 proto static table 101
 rx ip route add 203.0.113.0/24 via 198.51.100.2 dev port1 proto static table 100
 check "table 100 is routerd's table 100" within_1s has table 100 203.0.113.0/24
+check "table 101, which kernel-tables does not name, is not followed" hasnt table 101 203.0.113.0/24
 
 # Nexthop objects, as FRR uses them.
 if rx ip nexthop add id 10 via 198.51.100.2 dev port1 2>/dev/null; then
@@ -68,6 +71,9 @@ if rx ip nexthop add id 10 via 198.51.100.2 dev port1 2>/dev/null; then
 	check "a route by group object" within_1s bash -c "$BUILD/app/routerctl -S $SOCK route show 203.0.116.0/24 | grep -q 'nexthop via 192.0.2.2'"
 	rx ip nexthop replace id 10 via 192.0.2.2 dev port0
 	check "the object replaced: its route follows" within_1s bash -c "$BUILD/app/routerctl -S $SOCK route show 203.0.115.0/24 | grep -q 'via 192.0.2.2 dev port0'"
+	check "... and the group's, whose two members are now alike: one path" \
+		within_1s bash -c "$BUILD/app/routerctl -S $SOCK route show 203.0.116.0/24 | grep -q '^203.0.116.0/24 via 192.0.2.2 dev port0'"
+	check "no route was refused for want of room" test "$(stat mirror skipped_full)" -eq 0
 	rx ip nexthop del id 20
 	check "the group deleted: its route goes" within_1s hasnt 203.0.116.0/24
 else

@@ -152,11 +152,25 @@ paths_of(const struct nlr_route *k, struct nlr_path *out)
 }
 
 /* Whether the mirror follows route k at all (else it is not its
- * business: another interface's, the kernel's own, table local). */
+ * business: another interface's, the kernel's own, table local, a
+ * table the settings do not name). */
+static bool
+table_followed(const struct router *r, uint32_t table)
+{
+	if (table == RT_TABLE_LOCAL || table == RT_TABLE_UNSPEC)
+		return false;
+	if (r->conf.nb_kernel_tables == 0)
+		return true;
+	for (unsigned int i = 0; i < r->conf.nb_kernel_tables; i++)
+		if (r->conf.kernel_tables[i] == table)
+			return true;
+	return false;
+}
+
 static bool
 followed(const struct router *r, const struct nlr_route *k, const struct nlr_path *p, int n)
 {
-	if (k->flags & RTM_F_CLONED || k->table == RT_TABLE_LOCAL || k->table == RT_TABLE_UNSPEC)
+	if (k->flags & RTM_F_CLONED || !table_followed(r, k->table))
 		return false;
 	if (!protocol_followed(r, k->protocol))
 		return false;
@@ -243,13 +257,28 @@ nexthop_of(struct router *r, const struct nlr_route *k, const struct nlr_path *p
 		if (s.type == NH_T_GATEWAY)
 			rt_neigh_publish(r, (uint16_t)port, s.family, s.gw);
 	}
-	if (rc == 0 && n == 1) {
+	/* The kernel lets a group name one gateway twice (by two objects
+	 * alike, or after one is replaced): one member, with both weights. */
+	int m = 0;
+	for (int i = 0; i < taken; i++) {
+		int j = 0;
+		while (j < m && mem[j].index != mem[i].index)
+			j++;
+		if (j == m) {
+			mem[m++] = mem[i];
+			continue;
+		}
+		unsigned int w = (unsigned int)mem[j].weight + mem[i].weight;
+		mem[j].weight = (uint16_t)(w > 255 ? 255 : w);
+		nh_unref(r->nh, mem[i].index);
+	}
+	if (rc == 0 && m == 1) {
 		*nh = mem[0].index;
 		return 0;
 	}
-	if (rc == 0 && (rc = rt_mgroup_get(r, mem, (unsigned int)n, like, nh)) < 0)
+	if (rc == 0 && (rc = rt_mgroup_get(r, mem, (unsigned int)m, like, nh)) < 0)
 		*why = RT_MIRROR_SKIP_FULL;
-	for (int i = 0; i < taken; i++) /* the group holds them now, or nothing does */
+	for (int i = 0; i < m; i++) /* the group holds them now, or nothing does */
 		nh_unref(r->nh, mem[i].index);
 	return rc;
 }
