@@ -65,60 +65,73 @@ set_bool(const char *v, bool *out)
 	return NULL;
 }
 
-/* kernel-protocols: "all", or protocols by iproute2's names or numbers,
- * comma-separated. */
+/* Call item for each comma-separated item of a list setting.
+ * @return NULL or the first item's complaint. */
+static const char *
+each_item(struct rt_settings *s, const char *val,
+	  const char *(*item)(struct rt_settings *, const char *))
+{
+	char buf[256];
+	if (strlen(val) >= sizeof(buf))
+		return "too long";
+	strcpy(buf, val);
+	for (char *save, *t = strtok_r(buf, ",", &save); t != NULL;
+	     t = strtok_r(NULL, ",", &save)) {
+		const char *why = item(s, t);
+		if (why != NULL)
+			return why;
+	}
+	return NULL;
+}
+
+/* A protocol of kernel-protocols, by iproute2's name or number. */
+static const char *
+protocol_item(struct rt_settings *s, const char *t)
+{
+	uint8_t o;
+	uint32_t v;
+	if (rt_origin_by_name(t, &o) == 0)
+		v = o;
+	else if (set_u32(t, 0, 255, &v) < 0)
+		return "expected all, or protocols by name or number "
+		       "(bird,bgp,ospf,zebra,static,...)";
+	s->kernel_protocols[v / 8] |= (uint8_t)(1u << (v % 8));
+	return NULL;
+}
+
+/* A table of kernel-tables, by id or as main or default. */
+static const char *
+table_item(struct rt_settings *s, const char *t)
+{
+	uint32_t v;
+	if (strcmp(t, "main") == 0)
+		v = FIB_TABLE_MAIN;
+	else if (strcmp(t, "default") == 0)
+		v = FIB_TABLE_DEFAULT;
+	else if (set_u32(t, 1, UINT32_MAX, &v) < 0 || v == 255)
+		return "expected all, or tables by id or name (main,default,100,...); "
+		       "local is routerd's own";
+	if (s->nb_kernel_tables == RT_KERNEL_TABLES_MAX)
+		return "at most 16 tables";
+	s->kernel_tables[s->nb_kernel_tables++] = v;
+	return NULL;
+}
+
+/* kernel-protocols and kernel-tables: "all" (every protocol but the
+ * kernel's own, every table but local), or a list. */
 static const char *
 set_protocols(struct rt_settings *s, const char *val)
 {
 	memset(s->kernel_protocols, 0, sizeof(s->kernel_protocols));
 	s->kernel_protocols_set = strcmp(val, "all") != 0;
-	if (!s->kernel_protocols_set)
-		return NULL;
-	char buf[256];
-	if (strlen(val) >= sizeof(buf))
-		return "too long";
-	strcpy(buf, val);
-	for (char *save, *t = strtok_r(buf, ",", &save); t != NULL;
-	     t = strtok_r(NULL, ",", &save)) {
-		uint8_t o;
-		uint32_t v;
-		if (rt_origin_by_name(t, &o) == 0)
-			v = o;
-		else if (set_u32(t, 0, 255, &v) < 0)
-			return "expected all, or protocols by name or number "
-			       "(bird,bgp,ospf,zebra,static,...)";
-		s->kernel_protocols[v / 8] |= (uint8_t)(1u << (v % 8));
-	}
-	return NULL;
+	return s->kernel_protocols_set ? each_item(s, val, protocol_item) : NULL;
 }
 
-/* kernel-tables: "all" (every table but local), or tables by id or as
- * main and default, comma-separated. */
 static const char *
 set_tables(struct rt_settings *s, const char *val)
 {
 	s->nb_kernel_tables = 0;
-	if (strcmp(val, "all") == 0)
-		return NULL;
-	char buf[256];
-	if (strlen(val) >= sizeof(buf))
-		return "too long";
-	strcpy(buf, val);
-	for (char *save, *t = strtok_r(buf, ",", &save); t != NULL;
-	     t = strtok_r(NULL, ",", &save)) {
-		uint32_t v;
-		if (strcmp(t, "main") == 0)
-			v = FIB_TABLE_MAIN;
-		else if (strcmp(t, "default") == 0)
-			v = FIB_TABLE_DEFAULT;
-		else if (set_u32(t, 1, UINT32_MAX, &v) < 0 || v == 255)
-			return "expected all, or tables by id or name (main,default,100,...); "
-			       "local is routerd's own";
-		if (s->nb_kernel_tables == RT_KERNEL_TABLES_MAX)
-			return "at most 16 tables";
-		s->kernel_tables[s->nb_kernel_tables++] = v;
-	}
-	return NULL;
+	return strcmp(val, "all") != 0 ? each_item(s, val, table_item) : NULL;
 }
 
 /* Apply one setting; @return NULL or what is wrong. */
