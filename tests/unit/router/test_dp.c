@@ -177,7 +177,8 @@ class_frame(uint8_t *f, bool v6, uint8_t proto, const uint8_t *rest, uint32_t n)
 	else
 		ip[9] = proto;
 	uint32_t at = RTE_ETHER_HDR_LEN + (v6 ? 40 : 20);
-	memcpy(f + at, rest, n);
+	if (n > 0) /* rest may be NULL then */
+		memcpy(f + at, rest, n);
 	return at + n;
 }
 
