@@ -50,16 +50,18 @@ dut_cycles() {
 }
 
 # dut_drops: routerd's drops so far, summed over its ports, as
-# "rx_dropped rx_missed rx_nombuf tx_dropped" (link show -s: dropped by
+# "rx_dropped rx_missed rx_nombuf tx_dropped" (-s link show: dropped by
 # routerd, not taken for want of RX descriptors or mbufs, refused by a
 # full TX queue); testpmd: "- - - -".
 dut_drops() {
 	grep -q "^routerd" "$work/dut.log" || { echo - - - -; return; }
-	"$build/app/routerctl" -S "$work/sock" link show -s | awk '
-		prev ~ /RX: +bytes/ { d += $4; m += $5; nb += $6 }
+	# No counters read ("- - - -", said on stderr) rather than zeros.
+	"$build/app/routerctl" -S "$work/sock" -s link show | awk '
+		prev ~ /RX: +bytes/ { d += $4; m += $5; nb += $6; seen = 1 }
 		prev ~ /TX: +bytes/ { t += $4 }
 		{ prev = $0 }
-		END { printf "%.0f %.0f %.0f %.0f\n", d, m, nb, t }'
+		END { if (seen) printf "%.0f %.0f %.0f %.0f\n", d, m, nb, t
+			else { print "- - - -"; print "dut_drops: no counters from routerctl" >"/dev/stderr" } }'
 }
 
 # field LINE NAME: the value after NAME in a result line.

@@ -37,7 +37,9 @@
  * IMIX is the simple 7:4:1 mix of 64, 594 and 1518 bytes. Each frame with
  * room for it carries a 12-byte tag after its UDP header (the trial's
  * number and the TSC at sending), from which the receiving side reads the
- * latency; a 64-byte IPv6 frame has no such room and is only counted.
+ * latency. A 64-byte IPv6 frame has no such room: it carries instead, in
+ * its flow label (which routers leave as it is), the number of its burst,
+ * whose TSC at sending the generator keeps (a burst is stamped once).
  * The TSC is the same clock on every core of the machine (constant and
  * synchronised on the CPUs this runs on), so a tag stamped on one core
  * and read on another, in the process of the same generator, is exact.
@@ -64,7 +66,10 @@
 #define BURST 32
 #define TAG_LEN 12
 #define TAG_MAGIC 0x52470000u /* "RG" and the trial's number */
-#define IMIX_SIZE 0           /* --size imix */
+/* Bursts numbered in IPv6 flow labels: 1..2^20-1, then again; 33 million
+ * frames, seconds at any rate, before a number comes back. */
+#define SEQ_MASK 0xfffffu
+#define IMIX_SIZE 0 /* --size imix */
 
 static volatile int stop;
 
@@ -88,6 +93,9 @@ struct gen {
 	uint8_t src[16];
 	struct prefix_list pl;
 	struct lat_hist hist;
+	uint32_t seq;        /* the last burst's number (IPv6) */
+	uint64_t *burst_tsc; /* by burst number: its TSC at sending (IPv6) */
+	uint64_t trial_t0;   /* the TSC the trial started at */
 };
 
 /* The mix's frame I: seven of 64 bytes, four of 594, one of 1518,
@@ -128,6 +136,11 @@ send_burst(struct gen *g, uint64_t *bytes)
 		bench_die("mbufs in flight", -ENOMEM);
 	uint64_t now = rte_rdtsc();
 	uint32_t tag = TAG_MAGIC | (g->trial & 0xffff);
+	uint32_t seq = 0;
+	if (g->burst_tsc != NULL) {
+		seq = g->seq = g->seq % SEQ_MASK + 1;
+		g->burst_tsc[seq] = now;
+	}
 	for (int k = 0; k < BURST; k++) {
 		const struct rte_mbuf *t = g->tpl[g->next + (uint32_t)k];
 		uint8_t *d = rte_pktmbuf_mtod(b[k], uint8_t *);
@@ -137,6 +150,10 @@ send_burst(struct gen *g, uint64_t *bytes)
 		if (t->data_len >= g->tag_off + TAG_LEN) {
 			memcpy(d + g->tag_off, &tag, 4);
 			memcpy(d + g->tag_off + 4, &now, 8);
+		} else if (seq != 0) { /* the flow label: bytes 1-3, low 20 bits */
+			d[15] = (uint8_t)((d[15] & 0xf0) | seq >> 16);
+			d[16] = (uint8_t)(seq >> 8);
+			d[17] = (uint8_t)seq;
 		}
 	}
 	uint16_t n = rte_eth_tx_burst(g->tx_port, 0, b, BURST);
@@ -161,11 +178,21 @@ receive(struct gen *g)
 	for (uint16_t k = 0; k < got; k++) {
 		const uint8_t *d = rte_pktmbuf_mtod(b[k], const uint8_t *);
 		uint64_t sent;
-		if (b[k]->data_len < g->tag_off + TAG_LEN)
+		if (b[k]->data_len >= g->tag_off + TAG_LEN) {
+			memcpy(&tag, d + g->tag_off, 4);
+			memcpy(&sent, d + g->tag_off + 4, 8);
+			if (tag != want)
+				continue;
+		} else if (g->burst_tsc != NULL && b[k]->data_len >= 14 + 40) {
+			uint32_t seq =
+				(uint32_t)(d[15] & 0x0f) << 16 | (uint32_t)d[16] << 8 | d[17];
+			sent = g->burst_tsc[seq];
+			if (seq == 0 || sent < g->trial_t0) /* untagged, or an earlier trial's */
+				continue;
+		} else {
 			continue;
-		memcpy(&tag, d + g->tag_off, 4);
-		memcpy(&sent, d + g->tag_off + 4, 8);
-		if (tag == want && sent <= now)
+		}
+		if (sent <= now)
 			lat_hist_add(&g->hist, (now - sent) * 1000000000 / g->hz);
 	}
 	rte_pktmbuf_free_bulk(b, got);
@@ -186,6 +213,7 @@ trial(struct gen *g, double rate, double seconds)
 	lat_hist_reset(&g->hist);
 	uint64_t offered = 0, sent = 0, received = 0, bytes = 0;
 	uint64_t t0 = rte_rdtsc(), end = t0 + (uint64_t)(seconds * (double)g->hz);
+	g->trial_t0 = t0;
 	double cycles_per_pkt = rate > 0 ? (double)g->hz / rate : 0;
 	uint64_t now = t0;
 	while (now < end && !stop) {
@@ -408,6 +436,9 @@ main(int argc, char **argv)
 		bench_die("empty table", -EINVAL);
 	g.family = g.pl.p[0].family;
 	g.tag_off = g.family == FIB_AF_INET ? 14 + 20 + 8 : 14 + 40 + 8;
+	if (g.family == FIB_AF_INET6 && pcap == NULL &&
+	    (g.burst_tsc = calloc(SEQ_MASK + 1, sizeof(*g.burst_tsc))) == NULL)
+		bench_die("burst stamps", -ENOMEM);
 	if (src_s == NULL)
 		src_s = g.family == FIB_AF_INET ? "192.0.2.100" : "2001:db8:1::100";
 	if (inet_pton(g.family == FIB_AF_INET ? AF_INET : AF_INET6, src_s, g.src) != 1)
