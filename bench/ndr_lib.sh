@@ -221,12 +221,15 @@ ndr_summary() {
 }
 
 # ndr_smoke_check: every trial accounted for its frames (none received
-# that was not offered), and the search found a rate above zero.
+# that was not offered), the search found a rate above zero, and
+# routerd's drop counters were read.
 ndr_smoke_check() {
 	awk '{ for (i = 1; i < NF; i++) v[$i] = $(i + 1)
 		if (v["received"] > v["offered"] || v["sent"] > v["offered"]) { print "bad trial: " $0; bad = 1 } }
 		END { exit bad }' "$work/trials.log"
 	awk -F, "$NDR_COLS"'$c["ndr_pps"] > 0 { ok = 1 } END { exit !ok }' "$work/ndr.csv" ||
 		{ echo "the search found no rate without loss" >&2; exit 1; }
+	awk -F, "$NDR_COLS"'$c["dut"] != "testpmd" && $c["max_tx_dropped"] == "-" { bad = 1 }
+		END { exit bad }' "$work/ndr.csv" || { echo "routerd's drop counters were not read" >&2; exit 1; }
 	cat "$work/ndr.csv" "$work/ndr_lat.csv"
 }
