@@ -50,6 +50,13 @@ expect_out "port0 down: the default goes by port1's TAP" "^default dev port1 pro
 check "... and still leads there" rx ping -c 2 -i 0.2 -W 2 203.0.113.1
 rc link set port0 up
 expect_out "port0 up: back by port0" "^default dev port0 proto 247" rx ip route show default
+rc link set port1 mtu 1400
+expect_out "a DF packet too large for port1, sent by Linux through port0's TAP: frag needed, mtu 1400" \
+	"mtu ?= ?1400" rx ping -M do -s 1450 -c 3 -i 0.3 -W 1 203.0.113.1
+expect_out "... and Linux keeps it for the path" "mtu 1400" rx ip route get 203.0.113.1
+check "the router's namespace still reaches 203.0.113.1 within it" \
+	rx ping -M do -s 1300 -c 2 -i 0.2 -W 2 203.0.113.1
+rc link set port1 mtu 1500
 expect_out "the TAP kept its IPv6 addresses through down and up" "inet6 2001:db8:1::1/64" \
 	rx ip -6 addr show port0
 expect_out "... its link-local one too" "inet6 fe80::" rx ip -6 addr show port0

@@ -53,9 +53,9 @@ route_nh(struct router *r, const struct rte_mbuf *m, bool v4)
 	return nh;
 }
 
-/* The neighbour to send m to: @return 0, or -ENETUNREACH when the route
- * to its destination does not forward (none, blackhole, unreachable,
- * prohibit, or one of our own addresses). */
+/* The neighbour to send m to: @return 0, 1 when the destination is one
+ * of our own addresses, or -ENETUNREACH when the route to it does not
+ * forward (none, blackhole, unreachable, prohibit). */
 static int
 next_hop(struct router *r, const struct rte_mbuf *m, uint16_t in, struct neigh_key *k)
 {
@@ -71,6 +71,8 @@ next_hop(struct router *r, const struct rte_mbuf *m, uint16_t in, struct neigh_k
 	}
 	uint32_t nh = route_nh(r, m, v4);
 	struct nh_info info;
+	if (nh == r->nh_local)
+		return 1;
 	if (nh == FIB_NH_NONE || nh_get(r->nh, nh, &info) != 0)
 		return -ENETUNREACH;
 	switch (info.spec.type) {
@@ -103,7 +105,12 @@ rt_output(struct router *r, struct rte_mbuf *m, uint16_t in)
 {
 	struct neigh_key k;
 	*rt_meta(m) = (struct rt_meta){.own = 1};
-	if (next_hop(r, m, in, &k) != 0 || !rt_link_oper_up(r, k.port)) {
+	int rc = next_hop(r, m, in, &k);
+	/* For one of our own addresses: an error about a packet Linux sent
+	 * through the TAP of port in, which goes back to Linux there. */
+	if (rc == 1 && rt_cport_punt(r, m, in))
+		return;
+	if (rc != 0 || !rt_link_oper_up(r, k.port)) {
 		r->ctr[RT_CTR_OUT_NO_ROUTE]++;
 		rte_pktmbuf_free(m);
 		return;
@@ -111,6 +118,18 @@ rt_output(struct router *r, struct rte_mbuf *m, uint16_t in)
 	unsigned int mtu = r->dp.port[k.port].mtu;
 	if (rte_pktmbuf_pkt_len(m) <= RTE_ETHER_HDR_LEN + mtu && m->nb_segs == 1) {
 		send_to(r, m, &k);
+		return;
+	}
+	bool v4 = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *)->ether_type ==
+		  RTE_BE16(RTE_ETHER_TYPE_IPV4);
+	const struct rte_ipv4_hdr *ip4 =
+		rte_pktmbuf_mtod_offset(m, const struct rte_ipv4_hdr *, RTE_ETHER_HDR_LEN);
+	if (v4 && (ip4->fragment_offset & RTE_BE16(RTE_IPV4_HDR_DF_FLAG))) {
+		/* Only Linux's packets (through a TAP) set DF, ours never: it
+		 * learns the path's MTU as from any router on the way (it
+		 * sent by a TAP of a larger MTU, as by routerd's default
+		 * route for it). */
+		rt_icmp_error(r, m, in, RT_ICMP_TOO_BIG, mtu);
 		return;
 	}
 	/* Larger than the link (an echo reply to a large request), or a
@@ -123,8 +142,6 @@ rt_output(struct router *r, struct rte_mbuf *m, uint16_t in)
 	if (mtu > seg - RTE_ETHER_HDR_LEN)
 		mtu = seg - RTE_ETHER_HDR_LEN;
 	struct rte_mbuf *frag[64];
-	bool v4 = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *)->ether_type ==
-		  RTE_BE16(RTE_ETHER_TYPE_IPV4);
 	int n = v4 ? rt_fragment4(r, m, mtu, frag, RTE_DIM(frag))
 		   : rt_fragment6(r, m, mtu, r->ip_id++, frag, RTE_DIM(frag));
 	rte_pktmbuf_free(m);

@@ -284,6 +284,7 @@ tap_open(struct router *r, uint16_t port)
 	sysctl_set("ipv6", c->name, "keep_addr_on_down", "1");
 	sysctl_set("ipv4", c->name, "forwarding", "0");
 	sysctl_set("ipv4", c->name, "rp_filter", "0");
+	sysctl_set("ipv4", c->name, "accept_local", "1");
 	/* The port's MAC, when it is one a Linux interface may have (a
 	 * net_ring port's is all zeros: the TAP keeps its own, which does
 	 * not matter, as routerd routes its frames by IP). */
