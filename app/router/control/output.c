@@ -107,9 +107,14 @@ rt_output(struct router *r, struct rte_mbuf *m, uint16_t in)
 	*rt_meta(m) = (struct rt_meta){.own = 1};
 	int rc = next_hop(r, m, in, &k);
 	/* For one of our own addresses: an error about a packet Linux sent
-	 * through the TAP of port in, which goes back to Linux there. */
-	if (rc == 1 && rt_cport_punt(r, m, in))
-		return;
+	 * through the TAP of port in, which goes back to Linux there,
+	 * addressed to the TAP's MAC (the port's) as a frame from the wire. */
+	if (rc == 1 && in < r->dp.nb_ports) {
+		struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+		eth->dst_addr = eth->src_addr = r->dp.port[in].mac;
+		if (rt_cport_punt(r, m, in))
+			return;
+	}
 	if (rc != 0 || !rt_link_oper_up(r, k.port)) {
 		r->ctr[RT_CTR_OUT_NO_ROUTE]++;
 		rte_pktmbuf_free(m);
