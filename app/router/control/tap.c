@@ -161,8 +161,7 @@ static int
 default_port(const struct router *r, uint8_t family)
 {
 	for (uint16_t p = 0; p < r->dp.nb_ports; p++) {
-		if (r->cport[p].ifindex == 0 || !rt_dp_port_up(&r->dp, p) ||
-		    !rt_dp_port_carrier(&r->dp, p))
+		if (r->cport[p].ifindex == 0 || !rt_link_oper_up(r, p))
 			continue;
 		for (unsigned int i = 0; i < r->nb_addrs; i++)
 			if (r->addr[i].port == p && r->addr[i].p.family == family &&
