@@ -25,9 +25,11 @@ meson_counts() {
 	fi
 }
 
+# Each phase's line carries the seconds since the start (bash's
+# SECONDS), so a run's log shows where its time went.
 phase() {
 	echo
-	echo "=== $* ==="
+	echo "=== [${SECONDS}s] $* ==="
 }
 
 phase "unit tests ($build)"
@@ -101,6 +103,7 @@ if [ -x "$build_san/app/routerd" ]; then
 fi
 
 echo
+echo "=== [${SECONDS}s] done ==="
 if [ "$failed" -gt 0 ]; then
 	echo "failed: ${failures[*]}"
 fi
