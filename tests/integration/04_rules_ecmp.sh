@@ -18,7 +18,7 @@ two_sends() {
 	receive h3 "$2" 4
 	flows send "$3" "$4" 5 4 "$5" 200 >/dev/null
 	flows send "$6" "$7" 5 4 "$8" 200 >/dev/null
-	wait_bg
+	drain_bg
 }
 
 echo "a policy rule by source"

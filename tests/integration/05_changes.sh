@@ -20,7 +20,7 @@ for _ in $(seq 100); do
 	sleep 0.05
 done
 check "replace" rc route replace 203.0.113.0/24 via 198.18.0.2
-wait_bg
+drain_bg
 sent=$(cat "$WORK/sent")
 a=$(wc -l <"$WORK/h2.rx")
 b=$(wc -l <"$WORK/h3.rx")

@@ -21,7 +21,7 @@ for i in $(seq 40); do
 	rc route add 10.$i.0.0/16 via $gw
 	sleep 0.05
 done
-wait_bg
+drain_bg
 sent=$(cat "$WORK/sent")
 got=$(($(wc -l <"$WORK/h2.rx") + $(wc -l <"$WORK/h3.rx")))
 echo "  $sent sent, $got received"

@@ -119,7 +119,7 @@ t0=$SECONDS
 check "BIRD started again: they come back" until_s 30 routes_ge 2000
 check "... the IPv6 ones too" until_s 30 routes6_ge 100 '^2001:db8:10'
 echo "  back in $((SECONDS - t0)) s"
-wait_bg
+drain_bg
 sent=30000
 got=$(wc -l <"$WORK/h2.rx")
 echo "  a flow to h2 meanwhile: $got of $sent packets"
@@ -172,7 +172,7 @@ while time.time() < end:
     except BlockingIOError:
         pass
     t.close()'
-wait_bg
+drain_bg
 got=$(wc -l <"$WORK/h2.rx")
 echo "  the flow under the flood: $got of 8000; punts refused: $(stat port port1.cport_punt_limited) on port1, $(stat port port0.cport_punt_limited) on port0"
 echo "  the BGP sessions' TCP retransmits meanwhile: $(($(retrans -) - rt0)) by the router, $(($(retrans h2) - pr0)) by the peer"

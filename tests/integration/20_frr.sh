@@ -136,7 +136,7 @@ three_flows() {
 		receive $h 5000 8
 	done
 	sent=$(flows send 203.0.113.1 5000 1500 3 - 3000)
-	wait_bg
+	drain_bg
 	for h in h2 h3 h4; do
 		awk '{print $2}' "$WORK/$h.rx" | sort -u >"$WORK/$h.flows"
 	done

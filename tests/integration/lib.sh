@@ -145,21 +145,42 @@ flows() { ns_exec h1 python3 "$ROOT/tests/integration/udp_flows.py" "$@"; }
 # senders started since (a bare `wait` would wait for routerd too).
 BG=()
 receive() {
+	rm -f "$WORK/$1.rx.stop"
 	ns_exec "$1" python3 "$ROOT/tests/integration/udp_flows.py" recv "$2" "$WORK/$1.rx" "$3" &
 	BG+=($!)
 	sleep 0.5
 }
 
+# drain_bg: once the senders are done (those started in the background
+# are waited for), a second for what is still on its way, then the
+# receivers are told to stop (each has written every datagram as it
+# came) and waited for; they would otherwise run their SECONDS to the end.
+drain_bg() {
+	local p
+	for p in "${SENDERS[@]}"; do
+		wait "$p" 2>/dev/null
+	done
+	SENDERS=()
+	sleep 1
+	local f
+	for f in "$WORK"/*.rx; do
+		[ -e "$f" ] && touch "$f.stop"
+	done
+	wait_bg
+}
+
+SENDERS=()
 background() {
 	"$@" &
 	BG+=($!)
+	SENDERS+=($!)
 }
 
 wait_bg() {
 	for p in "${BG[@]}"; do
 		wait "$p" 2>/dev/null
 	done
-	BG=()
+	BG=() SENDERS=()
 }
 
 # ecmp_flows NFLOWS NPKTS: send NFLOWS UDP flows of NPKTS packets each
@@ -171,7 +192,7 @@ ecmp_flows() {
 	receive h2 5000 8
 	receive h3 5000 8
 	SENT=$(flows send 203.0.113.1 5000 "$1" "$2" - 2000)
-	wait_bg
+	drain_bg
 	FLOWS2=$(awk '{print $2}' "$WORK/h2.rx" | sort -u | wc -l)
 	FLOWS3=$(awk '{print $2}' "$WORK/h3.rx" | sort -u | wc -l)
 	SHARED=$(cat <(awk '{print $2}' "$WORK/h2.rx" | sort -u) \

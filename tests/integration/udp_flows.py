@@ -2,13 +2,15 @@
 """UDP flows for the integration tests.
 
 udp_flows.py recv PORT OUTFILE SECONDS
-    record "SRCADDR SRCPORT" for each datagram received on PORT
+    record "SRCADDR SRCPORT" for each datagram received on PORT, for
+    SECONDS or until a file OUTFILE.stop appears (the senders are done)
 udp_flows.py recvt PORT OUTFILE SECONDS
     the same, each line led by the time it arrived (time.time())
 udp_flows.py send DST PORT NFLOWS PKTS [SRCADDR [RATE]]
     NFLOWS flows (distinct source ports) of PKTS datagrams each; RATE in
     packets per second (0: as fast as possible); prints the count sent
 """
+import os
 import socket
 import sys
 import time
@@ -21,7 +23,7 @@ def recv(port, out, seconds, stamped=False):
     s.settimeout(0.2)
     end = time.time() + seconds
     with open(out, "w") as f:
-        while time.time() < end:
+        while time.time() < end and not os.path.exists(out + ".stop"):
             try:
                 _, (addr, sport) = s.recvfrom(2048)
             except socket.timeout:
