@@ -6,10 +6,13 @@
  * daemon does not start. Format: docs/operations.md.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <rte_common.h>
 
 #include "conf.h"
 #include "control.h"
@@ -134,95 +137,113 @@ set_tables(struct rt_settings *s, const char *val)
 	return strcmp(val, "all") != 0 ? each_item(s, val, table_item) : NULL;
 }
 
+/* The numeric settings: a name, its range, and where in rt_settings it
+ * goes (a uint32_t, or a uint16_t when short_field). */
+static const struct num_key {
+	const char *name;
+	uint32_t min, max;
+	size_t off;
+	bool short_field;
+	const char *unit; /* after the range in a complaint, or "" */
+} num_keys[] = {
+	{"idle-sleep-us", 1, 1000000, offsetof(struct rt_settings, idle_sleep_us), false, ""},
+	{"icmp-rate", 1, 1000000, offsetof(struct rt_settings, icmp_rate), false, ""},
+	{"icmp-burst", 1, 100000, offsetof(struct rt_settings, icmp_burst), false, ""},
+	{"icmp-ratelimit", 0, 60000, offsetof(struct rt_settings, icmp_ratelimit_ms), false,
+	 " (milliseconds)"},
+	{"mbufs", 1023, 1u << 24, offsetof(struct rt_settings, nb_mbufs), false, ""},
+	{"rx-desc", 64, 4096, offsetof(struct rt_settings, rx_desc), true, ""},
+	{"tx-desc", 64, 4096, offsetof(struct rt_settings, tx_desc), true, ""},
+	{"neigh-max", 16, 1u << 20, offsetof(struct rt_settings, neigh_max), false, ""},
+	{"neigh-reachable-ms", 100, 3600000, offsetof(struct rt_settings, neigh_reachable_ms),
+	 false, ""},
+	{"neigh-gc-stale-ms", 100, 3600000, offsetof(struct rt_settings, neigh_gc_stale_ms), false,
+	 ""},
+	{"neigh-incomplete-per-port", 1, 1u << 20,
+	 offsetof(struct rt_settings, neigh_port_incomplete), false, ""},
+	{"neigh-incomplete-per-source", 1, 1u << 20,
+	 offsetof(struct rt_settings, neigh_source_incomplete), false, ""},
+	{"neigh-requests-per-s", 1, 1000000, offsetof(struct rt_settings, neigh_port_requests),
+	 false, ""},
+	{"neigh-source-requests-per-s", 1, 1000000,
+	 offsetof(struct rt_settings, neigh_source_requests), false, ""},
+	{"punt-rate", 1, 10000000, offsetof(struct rt_settings, punt_rate), false, ""},
+	{"link-poll-ms", 1, 60000, offsetof(struct rt_settings, link_poll_ms), false, ""},
+};
+
+/* The on/off settings. */
+static const struct bool_key {
+	const char *name;
+	size_t off;
+} bool_keys[] = {
+	{"idle-backoff", offsetof(struct rt_settings, idle_backoff)},
+	{"control-ports", offsetof(struct rt_settings, control_ports)},
+	{"kernel-routes", offsetof(struct rt_settings, kernel_routes)},
+	{"kernel-default-route", offsetof(struct rt_settings, kernel_default_route)},
+};
+
+/* A numeric setting; @return NULL, or its range as the complaint (in a
+ * buffer of this function's: settings are read by one thread, at start). */
+static const char *
+set_num(struct rt_settings *s, const struct num_key *k, const char *val)
+{
+	static char why[64];
+	uint32_t v;
+	if (set_u32(val, k->min, k->max, &v) < 0) {
+		snprintf(why, sizeof(why), "expected %u..%u%s", k->min, k->max, k->unit);
+		return why;
+	}
+	if (k->short_field)
+		*(uint16_t *)((char *)s + k->off) = (uint16_t)v;
+	else
+		*(uint32_t *)((char *)s + k->off) = v;
+	return NULL;
+}
+
+/* A path setting into a field of SIZE bytes. */
+static const char *
+set_path(char *field, size_t size, const char *val)
+{
+	if (strlen(val) >= size)
+		return "path too long";
+	strcpy(field, val);
+	return NULL;
+}
+
 /* Apply one setting; @return NULL or what is wrong. */
 static const char *
 apply(struct rt_settings *s, const char *key, const char *val)
 {
-	uint32_t v;
-	if (strcmp(key, "socket") == 0) {
-		if (strlen(val) >= sizeof(s->socket_path))
-			return "path too long";
-		strcpy(s->socket_path, val);
-	} else if (strcmp(key, "startup") == 0) {
-		if (strlen(val) >= sizeof(s->startup))
-			return "path too long";
-		strcpy(s->startup, val);
-	} else if (strcmp(key, "idle-backoff") == 0) {
-		return set_bool(val, &s->idle_backoff);
-	} else if (strcmp(key, "idle-sleep-us") == 0) {
-		if (set_u32(val, 1, 1000000, &s->idle_sleep_us) < 0)
-			return "expected 1..1000000";
-	} else if (strcmp(key, "icmp-rate") == 0) {
-		if (set_u32(val, 1, 1000000, &s->icmp_rate) < 0)
-			return "expected 1..1000000";
-	} else if (strcmp(key, "icmp-burst") == 0) {
-		if (set_u32(val, 1, 100000, &s->icmp_burst) < 0)
-			return "expected 1..100000";
-	} else if (strcmp(key, "icmp-ratelimit") == 0) {
-		if (set_u32(val, 0, 60000, &s->icmp_ratelimit_ms) < 0)
-			return "expected 0..60000 (milliseconds)";
-	} else if (strcmp(key, "mbufs") == 0) {
-		if (set_u32(val, 1023, 1u << 24, &s->nb_mbufs) < 0)
-			return "expected 1023..16777216";
-	} else if (strcmp(key, "rx-desc") == 0 || strcmp(key, "tx-desc") == 0) {
-		if (set_u32(val, 64, 4096, &v) < 0)
-			return "expected 64..4096";
-		if (key[0] == 'r')
-			s->rx_desc = (uint16_t)v;
-		else
-			s->tx_desc = (uint16_t)v;
-	} else if (strcmp(key, "neigh-max") == 0) {
-		if (set_u32(val, 16, 1u << 20, &s->neigh_max) < 0)
-			return "expected 16..1048576";
-	} else if (strcmp(key, "neigh-reachable-ms") == 0) {
-		if (set_u32(val, 100, 3600000, &s->neigh_reachable_ms) < 0)
-			return "expected 100..3600000";
-	} else if (strcmp(key, "neigh-gc-stale-ms") == 0) {
-		if (set_u32(val, 100, 3600000, &s->neigh_gc_stale_ms) < 0)
-			return "expected 100..3600000";
-	} else if (strcmp(key, "neigh-incomplete-per-port") == 0) {
-		if (set_u32(val, 1, 1u << 20, &s->neigh_port_incomplete) < 0)
-			return "expected 1..1048576";
-	} else if (strcmp(key, "neigh-incomplete-per-source") == 0) {
-		if (set_u32(val, 1, 1u << 20, &s->neigh_source_incomplete) < 0)
-			return "expected 1..1048576";
-	} else if (strcmp(key, "neigh-requests-per-s") == 0) {
-		if (set_u32(val, 1, 1000000, &s->neigh_port_requests) < 0)
-			return "expected 1..1000000";
-	} else if (strcmp(key, "neigh-source-requests-per-s") == 0) {
-		if (set_u32(val, 1, 1000000, &s->neigh_source_requests) < 0)
-			return "expected 1..1000000";
-	} else if (strcmp(key, "control-ports") == 0) {
-		return set_bool(val, &s->control_ports);
-	} else if (strcmp(key, "control-port-prefix") == 0) {
+	for (size_t i = 0; i < RTE_DIM(num_keys); i++)
+		if (strcmp(key, num_keys[i].name) == 0)
+			return set_num(s, &num_keys[i], val);
+	for (size_t i = 0; i < RTE_DIM(bool_keys); i++)
+		if (strcmp(key, bool_keys[i].name) == 0)
+			return set_bool(val, (bool *)((char *)s + bool_keys[i].off));
+	if (strcmp(key, "socket") == 0)
+		return set_path(s->socket_path, sizeof(s->socket_path), val);
+	if (strcmp(key, "startup") == 0)
+		return set_path(s->startup, sizeof(s->startup), val);
+	if (strcmp(key, "control-port-prefix") == 0) {
 		if (strlen(val) >= sizeof(s->control_port_prefix) || strchr(val, '/') != NULL)
 			return "expected an interface name prefix of at most 11 characters";
 		strcpy(s->control_port_prefix, val);
-	} else if (strcmp(key, "kernel-routes") == 0) {
-		return set_bool(val, &s->kernel_routes);
-	} else if (strcmp(key, "kernel-default-route") == 0) {
-		return set_bool(val, &s->kernel_default_route);
-	} else if (strcmp(key, "kernel-protocols") == 0) {
+		return NULL;
+	}
+	if (strcmp(key, "kernel-protocols") == 0)
 		return set_protocols(s, val);
-	} else if (strcmp(key, "kernel-tables") == 0) {
+	if (strcmp(key, "kernel-tables") == 0)
 		return set_tables(s, val);
-	} else if (strcmp(key, "punt-rate") == 0) {
-		if (set_u32(val, 1, 10000000, &s->punt_rate) < 0)
-			return "expected 1..10000000";
-	} else if (strcmp(key, "link-poll-ms") == 0) {
-		if (set_u32(val, 1, 60000, &s->link_poll_ms) < 0)
-			return "expected 1..60000";
-	} else if (strcmp(key, "hash-policy") == 0) {
+	if (strcmp(key, "hash-policy") == 0) {
 		if (strcmp(val, "l3") == 0)
 			s->hash_policy = NH_HASH_L3;
 		else if (strcmp(val, "l4") == 0)
 			s->hash_policy = NH_HASH_L4;
 		else
 			return "expected l3 or l4";
-	} else {
-		return "unknown setting";
+		return NULL;
 	}
-	return NULL;
+	return "unknown setting";
 }
 
 int
