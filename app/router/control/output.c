@@ -53,10 +53,16 @@ route_nh(struct router *r, const struct rte_mbuf *m, bool v4)
 	return nh;
 }
 
-/* The neighbour to send m to: @return 0, 1 when the destination is one
- * of our own addresses, or -ENETUNREACH when the route to it does not
- * forward (none, blackhole, unreachable, prohibit). */
-static int
+/* Where next_hop sends a packet. */
+enum out_hop {
+	OUT_NEIGH,    /* to the neighbour it filled in */
+	OUT_LOCAL,    /* the destination is one of our own addresses */
+	OUT_NO_ROUTE, /* the route does not forward (none, blackhole,
+		       * unreachable, prohibit) */
+};
+
+/* The neighbour to send m to, in k when OUT_NEIGH. */
+static enum out_hop
 next_hop(struct router *r, const struct rte_mbuf *m, uint16_t in, struct neigh_key *k)
 {
 	const uint8_t *l3 = rte_pktmbuf_mtod_offset(m, const uint8_t *, RTE_ETHER_HDR_LEN);
@@ -67,23 +73,23 @@ next_hop(struct router *r, const struct rte_mbuf *m, uint16_t in, struct neigh_k
 				: l3 + offsetof(struct rte_ipv6_hdr, dst_addr);
 	if (!v4 && rt_ip6_link_local(dst)) { /* on the link the answered packet came in on */
 		*k = neigh_key(in, family, dst);
-		return 0;
+		return OUT_NEIGH;
 	}
 	uint32_t nh = route_nh(r, m, v4);
 	struct nh_info info;
 	if (nh == r->nh_local)
-		return 1;
+		return OUT_LOCAL;
 	if (nh == FIB_NH_NONE || nh_get(r->nh, nh, &info) != 0)
-		return -ENETUNREACH;
+		return OUT_NO_ROUTE;
 	switch (info.spec.type) {
 	case NH_T_GATEWAY:
 		*k = neigh_key(info.spec.port, info.spec.family, info.spec.gw);
-		return 0;
+		return OUT_NEIGH;
 	case NH_T_CONNECTED:
 		*k = neigh_key(info.spec.port, family, dst);
-		return 0;
+		return OUT_NEIGH;
 	default:
-		return -ENETUNREACH;
+		return OUT_NO_ROUTE;
 	}
 }
 
@@ -105,17 +111,17 @@ rt_output(struct router *r, struct rte_mbuf *m, uint16_t in)
 {
 	struct neigh_key k;
 	*rt_meta(m) = (struct rt_meta){.own = 1};
-	int rc = next_hop(r, m, in, &k);
+	enum out_hop hop = next_hop(r, m, in, &k);
 	/* For one of our own addresses: an error about a packet Linux sent
 	 * through the TAP of port in, which goes back to Linux there,
 	 * addressed to the TAP's MAC (the port's) as a frame from the wire. */
-	if (rc == 1 && in < r->dp.nb_ports) {
+	if (hop == OUT_LOCAL && in < r->dp.nb_ports) {
 		struct rte_ether_hdr *eth = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
 		eth->dst_addr = eth->src_addr = r->dp.port[in].mac;
 		if (rt_cport_punt(r, m, in))
 			return;
 	}
-	if (rc != 0 || !rt_link_oper_up(r, k.port)) {
+	if (hop != OUT_NEIGH || !rt_link_oper_up(r, k.port)) {
 		r->ctr[RT_CTR_OUT_NO_ROUTE]++;
 		rte_pktmbuf_free(m);
 		return;
