@@ -11,7 +11,10 @@
 # Settings (environment):
 #   DUTS="testpmd small full"  FAMILIES="4 6"  REPS=1
 #   SIZES="64 128 256 512 1024 1280 1518 imix"  (bytes with the FCS)
-#   TRIAL_S=10     seconds a trial (60 for a published run)
+#   TRIAL_S=10     seconds a trial of the search and of latency
+#   FINAL_S=0      when longer than TRIAL_S, the final phase's trials
+#                  (60 for a published run): the result is confirmed,
+#                  or lowered, with trials this long (see below)
 #   LOSS_TOL=0     share of the offered frames a trial may lose and pass
 #   RES=0.01       the search stops when its interval is narrower than
 #                  this share of the rate the device carried unpaced
@@ -23,8 +26,13 @@
 # tester pushes as hard as the memif ring lets it (MAX); then a binary
 # search over offered rates in [0, MAX] for the highest at which a trial
 # loses at most LOSS_TOL, down to RES x MAX. The zero-loss rate is the
-# offered rate of the best passing trial; then one trial at each of
-# LAT_LOADS of it for latency. Rows go to bench/out/ndr.csv and
+# offered rate of the best passing trial. With FINAL_S, a final phase
+# offers that rate for FINAL_S; while such a trial loses, it steps down
+# (RES x MAX, doubling each time) until one passes, then bisects up to
+# the last that failed, so the result rests on FINAL_S trials alone
+# (FD.io CSIT's MLRsearch works the same way: short trials to narrow,
+# full-length ones to decide). Then one trial at each of LAT_LOADS of
+# the zero-loss rate for latency. Rows go to bench/out/ndr.csv and
 # bench/out/ndr_lat.csv; the summary lines ("name value") compare routerd
 # with testpmd io, as the median over REPS of each repetition's ratio.
 #
@@ -40,7 +48,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build=$(realpath "${1:-build}")
 if [ -n "${SMOKE:-}" ]; then
-	DUTS=small FAMILIES=4 SIZES=64 TRIAL_S=0.5 RES=0.1 LAT_LOADS=50 REPS=1
+	DUTS=small FAMILIES=4 SIZES=64 TRIAL_S=0.5 FINAL_S=1 RES=0.1 LAT_LOADS=50 REPS=1
 fi
 work=$build/ndr
 mkdir -p "$work" bench/out

@@ -13,7 +13,7 @@
 
 # The settings (bench/ndr.sh's header), where the caller has not set them.
 : "${DUTS:=testpmd small full}" "${FAMILIES:=4 6}" "${SIZES:=64 128 256 512 1024 1280 1518 imix}"
-: "${TRIAL_S:=10}" "${LOSS_TOL:=0}" "${RES:=0.01}" "${REPS:=1}" "${LAT_LOADS=10 50 90}"
+: "${TRIAL_S:=10}" "${FINAL_S:=0}" "${LOSS_TOL:=0}" "${RES:=0.01}" "${REPS:=1}" "${LAT_LOADS=10 50 90}"
 
 dut_pid=
 dut_eal=(-l 0,1 --no-pci --file-prefix=ndrd --log-level=lib.eal:error --no-telemetry
@@ -41,12 +41,14 @@ dut_start() {
 	dut_pid=$memif_pid
 }
 
-# dut_cycles: routerd's worker counters "rx busy_cycles" (testpmd: "0 0").
+# dut_cycles: routerd's worker counters "rx busy_cycles busy_rounds"
+# (testpmd: "0 0 0").
 dut_cycles() {
-	grep -q "^routerd" "$work/dut.log" || { echo 0 0; return; }
+	grep -q "^routerd" "$work/dut.log" || { echo 0 0 0; return; }
 	"$build/app/routerctl" -S "$work/sock" stats | awk '
 		$2 == "worker0.rx" { rx = $3 } $2 == "worker0.busy_cycles" { c = $3 }
-		END { printf "%.0f %.0f\n", rx, c }'
+		$2 == "worker0.busy_rounds" { b = $3 }
+		END { printf "%.0f %.0f %.0f\n", rx, c, b }'
 }
 
 # dut_drops: routerd's drops so far, summed over its ports, as
@@ -85,12 +87,70 @@ trial() {
 
 ndr_out() { if [ -n "${SMOKE:-}" ]; then echo "$work"; else echo bench/out; fi; }
 
+# The CSV files' header lines. A file from before a column was added is
+# moved aside (FILE.old) rather than given rows its header does not name.
+NDR_HEAD=time,gen,dut,family,size,rep,trial_s,final_s,loss_tol,max_pps,ndr_pps,ndr_l1_gbps,frame_bytes,trials,cycles_per_pkt,mean_burst,max_loss,max_rx_dropped,max_rx_missed,max_rx_nombuf,max_tx_dropped
+LAT_HEAD=time,gen,dut,family,size,rep,load_pct,rate_pps,lost,lat_min_us,lat_p50_us,lat_p99_us,lat_max_us
+csv_head() { # FILE HEADER
+	if [ -s "$1" ] && [ "$(head -1 "$1")" != "$2" ]; then
+		mv "$1" "$1.old"
+		echo "$1: older columns, moved to $1.old" >&2
+	fi
+	[ -s "$1" ] || echo "$2" >"$1"
+}
+
+# bisect LO HI SECONDS: the binary search between a rate that passed (LO;
+# 0 for none yet) and one that failed (HI), with trials of SECONDS, until
+# the interval is narrower than RES x max. The best passing trial's line
+# goes to $best and the rate it was offered at to $best_at; n counts the
+# trials (all three are ndr_search's).
+bisect() {
+	local lo=$1 hi=$2 mid
+	while awk -v l="$lo" -v h="$hi" -v m="$max" -v r="$RES" 'BEGIN { exit !(h - l > r * m) }'; do
+		mid=$(awk -v l="$lo" -v h="$hi" 'BEGIN { printf "%.0f", (l + h) / 2 }')
+		trial "$mid" "$3"
+		n=$((n + 1))
+		if passes "$last"; then
+			lo=$mid
+			best=$last
+			best_at=$mid
+		else
+			hi=$mid
+		fi
+	done
+}
+
+# confirm RATE: the final phase, with trials of FINAL_S. RATE (what the
+# short trials found) is tried first; while a trial loses, the next is
+# lower by a step that doubles each time (RES x max first), and once one
+# passes, bisect narrows the gap to the last that failed. The result
+# rests on full-length trials only; on a machine whose short trials
+# predict its long ones, that costs one trial.
+confirm() {
+	local rate=$1 fail='' step
+	step=$(awk -v m="$max" -v r="$RES" 'BEGIN { printf "%.0f", m * r }')
+	best=''
+	while [ "$rate" -gt 0 ]; do
+		trial "$rate" "$FINAL_S"
+		n=$((n + 1))
+		if passes "$last"; then
+			best=$last
+			best_at=$rate
+			break
+		fi
+		fail=$rate
+		rate=$((rate - step))
+		step=$((step * 2))
+	done
+	[ -z "$best" ] || [ -z "$fail" ] || bisect "$rate" "$fail" "$FINAL_S"
+}
+
 # ndr_search GEN DUT FAMILY SIZE REP: the search and the latency trials
 # for one case, appended to ndr.csv and ndr_lat.csv.
 ndr_search() {
-	local gen=$1 dut=$2 fam=$3 size=$4 rep=$5 max max_loss lo=0 hi mid best='' bytes n=1 out
+	local gen=$1 dut=$2 fam=$3 size=$4 rep=$5 max max_loss best='' best_at=0 bytes n=1 out
 	out=$(ndr_out)
-	local c0 c1 cpp=- d0 d1 drops=-,-,-,-
+	local c0 c1 cpp=- burst=- d0 d1 drops=-,-,-,-
 	read -ra c0 <<<"$(dut_cycles)"
 	read -ra d0 <<<"$(dut_drops)"
 	trial 0 "$TRIAL_S"
@@ -98,46 +158,42 @@ ndr_search() {
 	read -ra d1 <<<"$(dut_drops)"
 	# where the unpaced trial's losses went, inside routerd
 	[ "${d0[0]}" = - ] || drops="$((d1[0] - d0[0])),$((d1[1] - d0[1])),$((d1[2] - d0[2])),$((d1[3] - d0[3]))"
-	# routerd's busy TSC cycles a packet at its full rate, memif included
-	[ "${c1[0]}" = "${c0[0]}" ] ||
+	# routerd's busy TSC cycles a packet at the tester's full rate, memif
+	# included, and the packets a busy round: the cycles are a packet's
+	# cost only when the bursts are full (the worker saturated); with
+	# small ones, they are mostly rounds waiting on the tester
+	if [ "${c1[0]}" != "${c0[0]}" ]; then
 		cpp=$(awk -v p=$((c1[0] - c0[0])) -v c=$((c1[1] - c0[1])) 'BEGIN { printf "%.1f", c / p }')
+		burst=$(awk -v p=$((c1[0] - c0[0])) -v b=$((c1[2] - c0[2])) 'BEGIN { printf "%.1f", p / b }')
+	fi
 	max=$(awk -v s="$(field "$last" received)" -v t="$(field "$last" seconds)" 'BEGIN { printf "%.0f", s / t }')
 	# the share lost at the tester's full rate (the goal: no more than testpmd io's)
 	max_loss=$(awk -v o="$(field "$last" offered)" -v r="$(field "$last" received)" \
 		'BEGIN { printf "%.2e", (o > 0 ? (o - r) / o : 0) }')
 	bytes=$(field "$last" frame_bytes)
-	hi=$max
-	trial "$hi" "$TRIAL_S"
+	trial "$max" "$TRIAL_S"
 	n=$((n + 1))
 	if passes "$last"; then
 		best=$last
+		best_at=$max
 	else
-		while awk -v l="$lo" -v h="$hi" -v m="$max" -v r="$RES" 'BEGIN { exit !(h - l > r * m) }'; do
-			mid=$(awk -v l="$lo" -v h="$hi" 'BEGIN { printf "%.0f", (l + h) / 2 }')
-			trial "$mid" "$TRIAL_S"
-			n=$((n + 1))
-			if passes "$last"; then
-				lo=$mid
-				best=$last
-			else
-				hi=$mid
-			fi
-		done
+		bisect 0 "$max" "$TRIAL_S"
 	fi
 	local ndr=0
 	[ -z "$best" ] || ndr=$(field "$best" rate_pps)
-	[ -s "$out/ndr.csv" ] ||
-		echo "time,gen,dut,family,size,rep,trial_s,loss_tol,max_pps,ndr_pps,ndr_l1_gbps,frame_bytes,trials,cycles_per_pkt,max_loss,max_rx_dropped,max_rx_missed,max_rx_nombuf,max_tx_dropped" \
-			>"$out/ndr.csv"
+	if [ "$ndr" != 0 ] && awk -v f="$FINAL_S" -v t="$TRIAL_S" 'BEGIN { exit !(f > t) }'; then
+		confirm "$best_at"
+		ndr=0
+		[ -z "$best" ] || ndr=$(field "$best" rate_pps)
+	fi
+	csv_head "$out/ndr.csv" "$NDR_HEAD"
 	# L1 rate: each frame with its 8-byte preamble and 12-byte gap
-	echo "$stamp,$gen,$dut,$fam,$size,$rep,$TRIAL_S,$LOSS_TOL,$max,$ndr,$(awk -v p="$ndr" -v b="$bytes" \
-		'BEGIN { printf "%.3f", p * (b + 20) * 8 / 1e9 }'),$bytes,$n,$cpp,$max_loss,$drops" >>"$out/ndr.csv"
+	echo "$stamp,$gen,$dut,$fam,$size,$rep,$TRIAL_S,$FINAL_S,$LOSS_TOL,$max,$ndr,$(awk -v p="$ndr" -v b="$bytes" \
+		'BEGIN { printf "%.3f", p * (b + 20) * 8 / 1e9 }'),$bytes,$n,$cpp,$burst,$max_loss,$drops" >>"$out/ndr.csv"
 	echo "  $dut IPv$fam $size: zero-loss $(awk -v p="$ndr" 'BEGIN { printf "%.3f", p / 1e6 }') Mpps" \
-		"(unpaced $(awk -v p="$max" 'BEGIN { printf "%.3f", p / 1e6 }'), $n trials; $cpp cycles a packet;" \
+		"(unpaced $(awk -v p="$max" 'BEGIN { printf "%.3f", p / 1e6 }'), $n trials; $cpp cycles a packet in bursts of $burst;" \
 		"unpaced drops in routerd: rx dropped, missed, nombuf, tx dropped ${drops//,/ })" >&2
-	[ -s "$out/ndr_lat.csv" ] ||
-		echo "time,gen,dut,family,size,rep,load_pct,rate_pps,lost,lat_min_us,lat_p50_us,lat_p99_us,lat_max_us" \
-			>"$out/ndr_lat.csv"
+	csv_head "$out/ndr_lat.csv" "$LAT_HEAD"
 	[ "$ndr" != 0 ] || return 0
 	local l
 	for l in $LAT_LOADS; do
@@ -221,8 +277,9 @@ ndr_summary() {
 }
 
 # ndr_smoke_check: every trial accounted for its frames (none received
-# that was not offered), the search found a rate above zero, and
-# routerd's drop counters were read.
+# that was not offered), the search found a rate above zero, routerd's
+# drop counters were read, and the final phase's trials were as long as
+# FINAL_S.
 ndr_smoke_check() {
 	awk '{ for (i = 1; i < NF; i++) v[$i] = $(i + 1)
 		if (v["received"] > v["offered"] || v["sent"] > v["offered"]) { print "bad trial: " $0; bad = 1 } }
@@ -231,5 +288,8 @@ ndr_smoke_check() {
 		{ echo "the search found no rate without loss" >&2; exit 1; }
 	awk -F, "$NDR_COLS"'$c["dut"] != "testpmd" && $c["max_tx_dropped"] == "-" { bad = 1 }
 		END { exit bad }' "$work/ndr.csv" || { echo "routerd's drop counters were not read" >&2; exit 1; }
+	# the final phase ran its longer trials
+	[ "$FINAL_S" = 0 ] || awk -v f="$FINAL_S" '{ for (i = 1; i < NF; i++) if ($i == "seconds" && $(i + 1) >= 0.9 * f) ok = 1 }
+		END { exit !ok }' "$work/trials.log" || { echo "no trial of FINAL_S=$FINAL_S seconds" >&2; exit 1; }
 	cat "$work/ndr.csv" "$work/ndr_lat.csv"
 }

@@ -5,7 +5,7 @@
  * Two modes:
  *
  *   pkt_gen [EAL: one port] -- --table FILE --dmac MAC [--seconds S]
- *           [--flows N] [--src ADDR] [--rate PPS] [--size N|imix]
+ *           [--flows N] [--src ADDR] [--sources N] [--rate PPS] [--size N|imix]
  *     streams on its port for S seconds, as fast as the port takes the
  *     frames (memif pushes back when the receiver falls behind, so the
  *     rate sent is the receiver's) or paced at RATE, and prints the
@@ -28,7 +28,10 @@
  *     traffic for pktgen-dpdk to replay (bench/pktgen.sh).
  *
  * Frames are built once, N (--flows, default 4096) of them, as
- * templates; each burst copies the next 32 into freshly allocated mbufs,
+ * templates. Flow I comes from source port 1024 + I and from source
+ * address ADDR + I mod --sources (default 64, counted in the address's
+ * last 16 bits; ADDR from --src, default 192.0.2.100 or 2001:db8:1::100),
+ * so that RSS and ECMP hashes see both vary; each burst copies the next 32 into freshly allocated mbufs,
  * which the driver frees after its own copy. (Sending the templates
  * themselves with their reference count raised cost two atomic
  * read-modify-writes a packet, enough to make the generator the bound.)
@@ -85,7 +88,7 @@ struct gen {
 	uint8_t family;
 	uint16_t tag_off; /* UDP payload: where the tag goes */
 	uint16_t size;    /* bytes a frame, or IMIX_SIZE */
-	uint32_t n_tpl, next, trial;
+	uint32_t n_tpl, n_src, next, trial;
 	uint64_t hz;
 	struct rte_mempool *mp;
 	struct rte_mbuf **tpl;
@@ -115,12 +118,17 @@ build_templates(struct gen *g)
 	if (rte_pktmbuf_alloc_bulk(g->mp, g->tpl, g->n_tpl) != 0)
 		bench_die("mbufs", -ENOMEM);
 	uint64_t seed = 0x6e6;
+	unsigned int alen = g->family == FIB_AF_INET ? 4 : 16;
 	for (uint32_t i = 0; i < g->n_tpl; i++) {
-		uint8_t dst[16];
+		uint8_t dst[16], src[16];
 		const struct fib_prefix *p = &g->pl.p[xorshift64(&seed) % g->pl.n];
 		uint64_t h = xorshift64(&seed), l = xorshift64(&seed);
 		prefix_pick(p, h, l, dst);
-		udp_frame_sized(g->tpl[i], g->family, &g->dmac, &g->smac, g->src, dst,
+		memcpy(src, g->src, alen);
+		uint16_t low = (uint16_t)((src[alen - 2] << 8 | src[alen - 1]) + i % g->n_src);
+		src[alen - 2] = (uint8_t)(low >> 8);
+		src[alen - 1] = (uint8_t)low;
+		udp_frame_sized(g->tpl[i], g->family, &g->dmac, &g->smac, src, dst,
 				(uint16_t)(1024 + i),
 				g->size == IMIX_SIZE ? imix_size(i) : g->size);
 	}
@@ -365,12 +373,17 @@ struct args {
 static void
 parse_args(int argc, char **argv, struct gen *g, struct args *a)
 {
-	static const struct option opts[] = {
-		{"table", required_argument, NULL, 't'},   {"dmac", required_argument, NULL, 'd'},
-		{"seconds", required_argument, NULL, 's'}, {"flows", required_argument, NULL, 'f'},
-		{"src", required_argument, NULL, 'a'},     {"rate", required_argument, NULL, 'r'},
-		{"size", required_argument, NULL, 'z'},    {"commands", no_argument, NULL, 'c'},
-		{"pcap", required_argument, NULL, 'p'},    {NULL, 0, NULL, 0}};
+	static const struct option opts[] = {{"table", required_argument, NULL, 't'},
+					     {"dmac", required_argument, NULL, 'd'},
+					     {"seconds", required_argument, NULL, 's'},
+					     {"flows", required_argument, NULL, 'f'},
+					     {"src", required_argument, NULL, 'a'},
+					     {"rate", required_argument, NULL, 'r'},
+					     {"size", required_argument, NULL, 'z'},
+					     {"commands", no_argument, NULL, 'c'},
+					     {"pcap", required_argument, NULL, 'p'},
+					     {"sources", required_argument, NULL, 'n'},
+					     {NULL, 0, NULL, 0}};
 	int c;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
@@ -401,14 +414,17 @@ parse_args(int argc, char **argv, struct gen *g, struct args *a)
 		case 'p':
 			a->pcap = optarg;
 			break;
+		case 'n':
+			g->n_src = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
 		default:
 			bench_die("unknown option", -EINVAL);
 		}
 	}
-	if (a->table == NULL || !a->have_dmac || g->n_tpl < BURST || a->seconds <= 0 ||
-	    a->rate < 0 || g->size == UINT16_MAX)
-		bench_die("give --table, --dmac, --flows >= 32, --seconds > 0, --rate >= 0, "
-			  "--size 64..1518 or imix",
+	if (a->table == NULL || !a->have_dmac || g->n_tpl < BURST || g->n_src < 1 ||
+	    g->n_src > 65536 || a->seconds <= 0 || a->rate < 0 || g->size == UINT16_MAX)
+		bench_die("give --table, --dmac, --flows >= 32, --sources 1..65536, --seconds > 0, "
+			  "--rate >= 0, --size 64..1518 or imix",
 			  -EINVAL);
 	if (rte_eth_dev_count_avail() != (a->pcap ? 0 : a->cmd_mode ? 2 : 1))
 		bench_die(a->pcap       ? "give EAL no port with --pcap"
@@ -421,7 +437,7 @@ int
 main(int argc, char **argv)
 {
 	bench_eal_init(&argc, &argv);
-	static struct gen g = {.size = 64, .n_tpl = 4096};
+	static struct gen g = {.size = 64, .n_tpl = 4096, .n_src = 64};
 	struct args a = {.seconds = 10};
 	parse_args(argc, argv, &g, &a);
 	const char *table = a.table, *src_s = a.src, *pcap = a.pcap;

@@ -3,14 +3,14 @@
 #   pktgen port 0 --memif--> port0 [routerd | testpmd io] port1 --memif--> pktgen port 1
 # pktgen replays bench/pkt_gen's frames (written as a pcap for each size:
 # UDP to random addresses in random prefixes of the table, 4096 flows by
-# source port, a fixed size or IMIX) at the rate the search asks, through
+# source address and port, a fixed size or IMIX) at the rate the search asks, through
 # bench/pktgen/router.lua, loaded and called over pktgen's Lua socket
 # (TCP 22022 on localhost).
 #
 #   PKTGEN=/path/to/pktgen bench/pktgen.sh [BUILD_DIR]
 # pktgen from $PKTGEN, else from PATH; without it, says how to build it
 # and exits 0 ("skipped"). Settings as bench/ndr.sh's (DUTS, FAMILIES,
-# SIZES, TRIAL_S, LOSS_TOL, RES, REPS, MEMIF_RSIZE); pktgen measures no
+# SIZES, TRIAL_S, FINAL_S, LOSS_TOL, RES, REPS, MEMIF_RSIZE); pktgen measures no
 # latency here (bench/ndr.sh's own generator does). pktgen's two lcores
 # share CPU 0 (its display thread sleeps), the device under test has CPU 1.
 # With two 82599 ports cabled to two of routerd's, see docs/load-testing.md.

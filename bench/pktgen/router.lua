@@ -4,7 +4,7 @@
 --
 -- Port 0 replays the pcap given with -s 0:FILE: bench/pkt_gen's own frames
 -- (UDP to random addresses in random prefixes of the loaded table, 4096
--- flows by source port, a fixed size or IMIX), addressed to routerd's
+-- flows by source address and port, a fixed size or IMIX), addressed to routerd's
 -- port0. Port 1 receives what routerd forwards. Both are memif clients
 -- of routerd (or of testpmd io, the setup's I/O limit).
 --
