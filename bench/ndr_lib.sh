@@ -99,21 +99,25 @@ csv_head() { # FILE HEADER
 	[ -s "$1" ] || echo "$2" >"$1"
 }
 
+# try RATE SECONDS: a trial of the search, counted in n; when it passes,
+# it is the best so far ($best, offered at $best_at). Fails when it lost.
+try() {
+	trial "$1" "$2"
+	n=$((n + 1))
+	passes "$last" || return 1
+	best=$last
+	best_at=$1
+}
+
 # bisect LO HI SECONDS: the binary search between a rate that passed (LO;
 # 0 for none yet) and one that failed (HI), with trials of SECONDS, until
-# the interval is narrower than RES x max. The best passing trial's line
-# goes to $best and the rate it was offered at to $best_at; n counts the
-# trials (all three are ndr_search's).
+# the interval is narrower than RES x max (try records the best).
 bisect() {
 	local lo=$1 hi=$2 mid
 	while awk -v l="$lo" -v h="$hi" -v m="$max" -v r="$RES" 'BEGIN { exit !(h - l > r * m) }'; do
 		mid=$(awk -v l="$lo" -v h="$hi" 'BEGIN { printf "%.0f", (l + h) / 2 }')
-		trial "$mid" "$3"
-		n=$((n + 1))
-		if passes "$last"; then
+		if try "$mid" "$3"; then
 			lo=$mid
-			best=$last
-			best_at=$mid
 		else
 			hi=$mid
 		fi
@@ -131,13 +135,7 @@ confirm() {
 	step=$(awk -v m="$max" -v r="$RES" 'BEGIN { printf "%.0f", m * r }')
 	best=''
 	while [ "$rate" -gt 0 ]; do
-		trial "$rate" "$FINAL_S"
-		n=$((n + 1))
-		if passes "$last"; then
-			best=$last
-			best_at=$rate
-			break
-		fi
+		try "$rate" "$FINAL_S" && break
 		fail=$rate
 		rate=$((rate - step))
 		step=$((step * 2))
@@ -171,14 +169,7 @@ ndr_search() {
 	max_loss=$(awk -v o="$(field "$last" offered)" -v r="$(field "$last" received)" \
 		'BEGIN { printf "%.2e", (o > 0 ? (o - r) / o : 0) }')
 	bytes=$(field "$last" frame_bytes)
-	trial "$max" "$TRIAL_S"
-	n=$((n + 1))
-	if passes "$last"; then
-		best=$last
-		best_at=$max
-	else
-		bisect 0 "$max" "$TRIAL_S"
-	fi
+	try "$max" "$TRIAL_S" || bisect 0 "$max" "$TRIAL_S"
 	local ndr=0
 	[ -z "$best" ] || ndr=$(field "$best" rate_pps)
 	if [ "$ndr" != 0 ] && awk -v f="$FINAL_S" -v t="$TRIAL_S" 'BEGIN { exit !(f > t) }'; then
