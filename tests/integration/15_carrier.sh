@@ -8,8 +8,8 @@
 # member on it stops taking flows while the other member's flows stay;
 # when carrier returns, everything comes back. port2's control-plane
 # TAP follows the carrier, so daemons see the link go as they would a
-# NIC's. Then the peer reconnects twenty times under load, and routerd is
-# alive and forwards.
+# NIC's. Set down, port2 takes nothing in. Then the peer reconnects
+# twenty times under load, and routerd is alive and forwards.
 . "$(dirname "$0")/lib.sh"
 two_hosts
 MSOCK=$WORK/memif.sock
@@ -166,6 +166,22 @@ check "the worker's forwarded and the total agree" python3 -c '
 import json, sys
 s = json.load(sys.stdin)
 sys.exit(s["worker.worker0.forwarded"] != s["total.forwarded"])' < <(rc -j stats)
+
+echo "port2 set down: what arrives on it is dropped"
+# The peer goes on sending 1000 a second to the blackholed /16: taken in
+# and blackholed while port2 is up, dropped as port_down while it is
+# set down (Linux takes nothing in on a device that is down).
+check "link set port2 down" rc link set port2 down
+sleep 0.2
+bh0=$(counter drop.blackhole) pd0=$(counter drop.port_down)
+sleep 1
+check "nothing from port2 reached the lookups" test "$(counter drop.blackhole)" -eq "$bh0"
+check "... it was dropped as port_down" test $(($(counter drop.port_down) - pd0)) -ge 500
+check "and in port2's RX dropped" test "$(rc -s link show port2 | awk 'prev ~ /RX:/ { print $4 } { prev = $0 }')" -ge 500
+check "link set port2 up" rc link set port2 up
+bh1=$(counter drop.blackhole)
+sleep 1
+check "up again: taken in again" test $(($(counter drop.blackhole) - bh1)) -ge 500
 
 echo "the peer reconnects twenty times under load"
 peer_kill

@@ -260,7 +260,8 @@ struct rt_dp {
 	/* Bit N set while portN is administratively down (rt_dp_port_bit_set).
 	 * The workers send only with valid headers, which lib/nexthop
 	 * withdraws while a port is down (nh_port_down); they read this word
-	 * only to tell why a header is invalid. */
+	 * to tell why a header is invalid, and once a round to drop what a
+	 * down port received. */
 	uint32_t ports_down;
 	/* Bit N set while portN has no carrier (rt_dp_port_bit_set): the
 	 * workers neither poll it nor send on it, and drop what was headed

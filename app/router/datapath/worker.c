@@ -62,6 +62,22 @@ discard_buffered(struct rt_worker *w, uint16_t port)
 	w->st.ctl_tx_dropped += empty_buffer(w->ctl_txb[port]);
 }
 
+/* What arrived on an administratively down port: dropped as port_down,
+ * as if it had not been received (Linux takes nothing in on a device set
+ * down). The port is still polled, so that its ring holds nothing stale
+ * when it comes up again: a NIC set down receives nothing, but a virtual
+ * port's peer may go on sending. */
+static void
+drop_received(struct rt_worker *w, uint16_t port, struct rte_mbuf **pkts, uint16_t n)
+{
+	rte_pktmbuf_free_bulk(pkts, n);
+	w->st.rx += n; /* received by the port, dropped by the router */
+	w->st.port_rx[port] += n;
+	w->st.drop[RT_DROP_PORT_DOWN] += n;
+	w->st.drop_total += n;
+	w->st.port_drop[port] += n;
+}
+
 /* The end of a round: every buffer out, but to ports without carrier
  * (the round's reading of the mask: one marked since is left alone until
  * the next round, and the control core waits for that round to end). */
@@ -104,6 +120,7 @@ rt_worker_main(void *arg)
 		 * port are seen with the mark. A port without carrier is not
 		 * polled: its driver may be tearing its rings down. */
 		uint32_t nocarrier = __atomic_load_n(&dp->ports_nocarrier, __ATOMIC_ACQUIRE);
+		uint32_t down = __atomic_load_n(&dp->ports_down, __ATOMIC_RELAXED);
 		for (uint16_t port = 0; port < dp->nb_ports; port++) {
 			if (unlikely(nocarrier >> port & 1))
 				continue;
@@ -111,7 +128,10 @@ rt_worker_main(void *arg)
 			if (n == 0)
 				continue;
 			got += n;
-			dp_burst(dp, w, port, pkts, n);
+			if (unlikely(down >> port & 1))
+				drop_received(w, port, pkts, n);
+			else
+				dp_burst(dp, w, port, pkts, n);
 		}
 		if (w->id == 0)
 			got += ctl_tx(dp, w, nocarrier);
