@@ -33,15 +33,12 @@ neighbour_of(struct router *r, struct rte_mbuf *m, uint32_t nh, bool connected, 
 	return true;
 }
 
+/* Hand a packet to the neighbour table: sent now when k is resolved,
+ * else queued behind its resolution (or refused, counted). */
 static void
-resolve(struct router *r, struct rte_mbuf *m, uint32_t nh, bool connected)
+resolve_key(struct router *r, struct rte_mbuf *m, const struct neigh_key *k)
 {
-	struct neigh_key k;
 	uint8_t mac[6];
-	if (!neighbour_of(r, m, nh, connected, &k)) {
-		rte_pktmbuf_free(m);
-		return;
-	}
 	/* Charged to the packet's sender: a host spraying unresolvable
 	 * addresses spends its own budget (docs/neigh.md). */
 	uint8_t src[16] = {0};
@@ -50,18 +47,28 @@ resolve(struct router *r, struct rte_mbuf *m, uint32_t nh, bool connected)
 		memcpy(src, ip + 12, 4);
 	else
 		memcpy(src, ip + 8, 16);
-	int rc = neigh_resolve(r->neigh, &k, src, m, rt_now_ms(), mac);
+	int rc = neigh_resolve(r->neigh, k, src, m, rt_now_ms(), mac);
 	if (rc == 0) {
 		/* Usable already: the worker saw the header just before it was
 		 * published, or this nexthop (or host) is new to a known
 		 * neighbour. Publish, so the next packets stay on the fast
 		 * path, and send this one. */
-		rt_neigh_ops.changed(r, &k, mac);
-		rt_tx_resolved(r, m, k.port, mac);
+		rt_neigh_ops.changed(r, k, mac);
+		rt_tx_resolved(r, m, k->port, mac);
 	} else if (rc != -EAGAIN) {
 		r->ctr[RT_CTR_NEIGH_REFUSED]++;
 		rte_pktmbuf_free(m);
 	}
+}
+
+static void
+resolve(struct router *r, struct rte_mbuf *m, uint32_t nh, bool connected)
+{
+	struct neigh_key k;
+	if (neighbour_of(r, m, nh, connected, &k))
+		resolve_key(r, m, &k);
+	else
+		rte_pktmbuf_free(m);
 }
 
 /* A forwarded IPv4 packet larger than its nexthop's MTU, DF clear: its
@@ -153,21 +160,41 @@ rt_reasm_timer(struct router *r, uint64_t now_ms)
 	}
 }
 
+#define EXC_CHUNK 64
+
 void
 rt_exception_burst(struct router *r, struct rte_mbuf **pkts, unsigned int n)
 {
-	/* The neighbours a burst waits for, looked up ahead: at a flood's
-	 * rate each lookup is a cache miss in a large table, and these
-	 * overlap instead of following one another (docs/neigh.md). */
-	for (unsigned int i = 0; i < n; i++) {
-		const struct rt_meta *meta = rt_meta(pkts[i]);
-		struct neigh_key k;
-		if ((meta->reason == RT_PUNT_RESOLVE || meta->reason == RT_PUNT_CONNECTED) &&
-		    neighbour_of(r, pkts[i], meta->nh, meta->reason == RT_PUNT_CONNECTED, &k))
-			neigh_prefetch(r->neigh, &k);
+	for (unsigned int b = 0; b < n; b += EXC_CHUNK) {
+		unsigned int c = RTE_MIN(n - b, (unsigned int)EXC_CHUNK);
+		struct rte_mbuf **p = pkts + b;
+		struct neigh_key k[EXC_CHUNK];
+		/* per packet: -1 not waiting for a neighbour, 0 its nexthop
+		 * is gone, 1 waiting for k[i] */
+		int8_t waits[EXC_CHUNK];
+		/* The neighbours a burst waits for, looked up ahead: at a
+		 * flood's rate each lookup is a cache miss in a large table,
+		 * and these overlap instead of following one another
+		 * (docs/neigh.md). */
+		for (unsigned int i = 0; i < c; i++) {
+			const struct rt_meta *meta = rt_meta(p[i]);
+			bool connected = meta->reason == RT_PUNT_CONNECTED;
+			waits[i] = -1;
+			if (!connected && meta->reason != RT_PUNT_RESOLVE)
+				continue;
+			waits[i] = neighbour_of(r, p[i], meta->nh, connected, &k[i]);
+			if (waits[i])
+				neigh_prefetch(r->neigh, &k[i]);
+		}
+		for (unsigned int i = 0; i < c; i++) {
+			if (waits[i] < 0)
+				rt_exception(r, p[i]);
+			else if (waits[i])
+				resolve_key(r, p[i], &k[i]);
+			else
+				rte_pktmbuf_free(p[i]);
+		}
 	}
-	for (unsigned int i = 0; i < n; i++)
-		rt_exception(r, pkts[i]);
 }
 
 void
