@@ -359,17 +359,35 @@ id_put(uint32_t id, uint32_t op)
 	g.free_count++;
 }
 
-/* Whether a run has done what its checks ask for (at the end of run). */
+/* What a run's writer did: what its checks ask for (enough). */
+struct counts {
+	uint64_t ops, empties, growths, shrinks, sets;
+};
+
+/* Whether a run has done what its checks ask for: enough operations
+ * (each growth fills a 32 or 64 MiB first level: fewer of them when
+ * emptying), and the table emptied, grew and (with the short slot
+ * alone) shrank back many times. */
 static bool
-enough(bool emptying, uint64_t ops, uint64_t empties, uint64_t growths, uint64_t shrinks)
+enough(const struct counts *c)
 {
-	if (ops <= (emptying ? 200u : 1000u))
+	if (c->ops <= (g.emptying ? 200u : 1000u))
 		return false;
-	return !emptying || (empties > 20 && growths > 20 && shrinks > 20);
+	return !g.emptying || (c->empties > 20 && c->growths > 20 && c->shrinks > 20);
 }
 
+/* The rules runs' other changes: a rule that matches nothing (sources
+ * are 0) and a route of table default come and go. */
+struct side_churn {
+	struct fib_rule other;
+	struct fib_route dflt;
+	bool other_on, dflt_on;
+};
+
+/* The fib with its qsbr and the routes and rule the run starts with:
+ * every packet to table 100 in the rules runs. */
 static void
-run(uint8_t af, bool emptying, bool rules)
+setup(uint8_t af, bool emptying, bool rules, struct side_churn *side)
 {
 	memset(&g, 0, sizeof(g));
 	g.af = af;
@@ -392,8 +410,6 @@ run(uint8_t af, bool emptying, bool rules)
 	g.fib = fib_create(&conf);
 	assert_non_null(g.fib);
 	struct fib_route def = {.dst = {.family = af}, .nh = 1};
-	/* Every packet to table 100; a rule that matches nothing (sources
-	 * are 0) comes and goes. */
 	struct fib_rule to100 = {.priority = 100,
 				 .family = af,
 				 .action = FIB_RULE_TABLE,
@@ -404,15 +420,13 @@ run(uint8_t af, bool emptying, bool rules)
 				 .dst = {.family = af},
 				 .sport_hi = 0xffff,
 				 .dport_hi = 0xffff};
-	struct fib_rule other = to100;
-	other.priority = 50;
-	other.action = FIB_RULE_BLACKHOLE;
-	other.src = P(af == FIB_AF_INET ? "198.18.0.0/15" : "2001:db8::/32");
-	bool other_on = false, dflt_on = false;
-	struct fib_route dflt = {.dst = P(af == FIB_AF_INET ? "198.18.0.0/15" : "2001:db8::/32"),
-				 .table = FIB_TABLE_DEFAULT,
-				 .metric = 1,
-				 .nh = 2};
+	memset(side, 0, sizeof(*side));
+	side->other = to100;
+	side->other.priority = 50;
+	side->other.action = FIB_RULE_BLACKHOLE;
+	side->other.src = P(af == FIB_AF_INET ? "198.18.0.0/15" : "2001:db8::/32");
+	side->dflt = (struct fib_route){
+		.dst = side->other.src, .table = FIB_TABLE_DEFAULT, .metric = 1, .nh = 2};
 	if (!emptying)
 		assert_int_equal(fib_route_add(g.fib, &def), 0);
 	if (rules) {
@@ -425,83 +439,114 @@ run(uint8_t af, bool emptying, bool rules)
 		assert_int_equal(fib_route_add(g.fib, &def), 0);
 		assert_int_equal(fib_route_del(g.fib, &def, true), 0);
 	}
-
 	for (uint32_t i = 2; i < MAX_IDS; i++)
 		id_put(i, ALIVE);
+}
+
+/* Writer: operation op on slot s (what: 0 add or replace, 1 delete, 2
+ * replace), bracketed by the sequence. False when it could not be done
+ * (no id out of quarantine yet). */
+static bool
+write_op(unsigned int s, int what, uint32_t op, struct counts *c)
+{
+	struct slot *sl = &g.slot[s];
+	uint32_t id = sl->cur == 0 || what != 1 ? id_get() : 0;
+	if (id == 0 && sl->cur == 0)
+		return false;
+	struct fib_route r = {.dst = sl->p, .table = g.table, .nh = id};
+	__atomic_store_n(&g.seq, 2 * op + 1, __ATOMIC_RELEASE);
+	if (id != 0) {
+		g.slot_of[id] = s;
+		__atomic_store_n(&g.died[id], ALIVE, __ATOMIC_RELEASE);
+		__atomic_store_n(&g.born[id], op, __ATOMIC_RELEASE);
+		if (sl->cur) {
+			__atomic_store_n(&g.died[sl->cur], op, __ATOMIC_RELEASE);
+			id_put(sl->cur, op);
+		}
+		assert_int_equal(fib_route_replace(g.fib, &r), 0);
+		__atomic_store_n(&sl->cur, id, __ATOMIC_RELEASE);
+	} else {
+		__atomic_store_n(&g.died[sl->cur], op, __ATOMIC_RELEASE);
+		id_put(sl->cur, op);
+		assert_int_equal(fib_route_del(g.fib, &r, true), 0);
+		__atomic_store_n(&sl->cur, 0, __ATOMIC_RELEASE);
+		if (g.emptying && !g.slot[0].cur && !g.slot[1].cur && !g.slot[17].cur)
+			c->empties++;
+	}
+	return true;
+}
+
+/* Writer, emptying runs: table 100's first level is gone when the
+ * table is empty; count its growths past 1 MiB and shrinks below.
+ * was: its bytes after the operation before. */
+static void
+check_memory(uint64_t *was, struct counts *c)
+{
+	struct fib_mem_stats st;
+	assert_int_equal(fib_table_mem(g.fib, g.table, &st), 0);
+	if (!g.slot[0].cur && !g.slot[1].cur && !g.slot[17].cur)
+		assert_int_equal(st.tbl24_bytes, 0);
+	c->growths += *was < (1u << 20) && st.tbl24_bytes >= (1u << 20);
+	c->shrinks += *was >= (1u << 20) && st.tbl24_bytes > 0 && st.tbl24_bytes < (1u << 20);
+	*was = st.tbl24_bytes;
+}
+
+/* Writer, rules runs: now and then the other rule or the route of table
+ * default toggles, each publishing new rule sets. */
+static void
+churn_side(struct side_churn *side, unsigned int *seed, struct counts *c)
+{
+	if (rand_r(seed) % 4 == 0) {
+		assert_int_equal(side->other_on ? fib_rule_del(g.fib, &side->other)
+						: fib_rule_add(g.fib, &side->other),
+				 0);
+		side->other_on = !side->other_on;
+		c->sets++;
+	}
+	if (rand_r(seed) % 8 == 0) {
+		assert_int_equal(side->dflt_on ? fib_route_del(g.fib, &side->dflt, false)
+					       : fib_route_add(g.fib, &side->dflt),
+				 0);
+		side->dflt_on = !side->dflt_on;
+		c->sets += 2; /* both families' sets */
+	}
+}
+
+static void
+run(uint8_t af, bool emptying, bool rules)
+{
+	struct side_churn side;
+	setup(af, emptying, rules, &side);
 	pthread_t th[READERS];
 	for (unsigned int i = 0; i < READERS; i++)
 		assert_int_equal(pthread_create(&th[i], NULL, reader, (void *)(uintptr_t)i), 0);
 
+	struct counts c = {0};
 	uint32_t op = 0;
 	unsigned int seed = 12345;
 	/* The emptying runs' updates are slower (each growth fills a 32 or
-	 * 64 MiB first level, each shrink reads it): longer runs. */
-	uint64_t t0 = now_ns(), end = t0 + (emptying ? RUN_NS * 5 / 3 : RUN_NS), ops = 0,
-		 empties = 0, growths = 0, shrinks = 0, sets = 0;
-	/* A slow or busy machine (the sanitizer build, a shared CI host) gets
-	 * more time to reach the states the checks below ask for, up to 4x. */
+	 * 64 MiB first level, each shrink reads it): longer runs. A slow or
+	 * busy machine (the sanitizer build, a shared CI host) gets more
+	 * time to reach the states enough() asks for, up to 4x. */
+	uint64_t t0 = now_ns(), end = t0 + (emptying ? RUN_NS * 5 / 3 : RUN_NS);
 	uint64_t cap = t0 + (end - t0) * 4;
 	uint64_t was = 0; /* first-level bytes of table 100 after the last operation */
 	static const unsigned int chain[] = {0, 1, 17}; /* the short, a medium, a long */
-	for (uint64_t now = now_ns();
-	     now < end || (now < cap && !enough(emptying, ops, empties, growths, shrinks));
-	     now = now_ns()) {
+	for (uint64_t now = now_ns(); now < end || (now < cap && !enough(&c)); now = now_ns()) {
 		unsigned int s =
 			emptying ? chain[rand_r(&seed) % 3] : (unsigned int)rand_r(&seed) % NSLOTS;
-		struct slot *sl = &g.slot[s];
-		int what = rand_r(&seed) % 3; /* 0 add/replace, 1 delete, 2 replace */
+		int what = rand_r(&seed) % 3;
 		if (emptying && what == 2)
 			what = 1; /* deletes twice as likely: empty about 6% of the time */
-		uint32_t id = sl->cur == 0 || what != 1 ? id_get() : 0;
-		if (id == 0 && sl->cur == 0)
-			continue; /* no id out of quarantine yet */
-		struct fib_route r = {.dst = sl->p, .table = g.table, .nh = id};
-		__atomic_store_n(&g.seq, 2 * op + 1, __ATOMIC_RELEASE);
-		if (id != 0) {
-			g.slot_of[id] = s;
-			__atomic_store_n(&g.died[id], ALIVE, __ATOMIC_RELEASE);
-			__atomic_store_n(&g.born[id], op, __ATOMIC_RELEASE);
-			if (sl->cur) {
-				__atomic_store_n(&g.died[sl->cur], op, __ATOMIC_RELEASE);
-				id_put(sl->cur, op);
-			}
-			assert_int_equal(fib_route_replace(g.fib, &r), 0);
-			__atomic_store_n(&sl->cur, id, __ATOMIC_RELEASE);
-		} else {
-			__atomic_store_n(&g.died[sl->cur], op, __ATOMIC_RELEASE);
-			id_put(sl->cur, op);
-			assert_int_equal(fib_route_del(g.fib, &r, true), 0);
-			__atomic_store_n(&sl->cur, 0, __ATOMIC_RELEASE);
-			if (emptying && !g.slot[0].cur && !g.slot[1].cur && !g.slot[17].cur)
-				empties++;
-		}
-		if (emptying) {
-			struct fib_mem_stats st;
-			assert_int_equal(fib_table_mem(g.fib, g.table, &st), 0);
-			if (!g.slot[0].cur && !g.slot[1].cur && !g.slot[17].cur)
-				assert_int_equal(st.tbl24_bytes, 0);
-			growths += was < (1u << 20) && st.tbl24_bytes >= (1u << 20);
-			shrinks += was >= (1u << 20) && st.tbl24_bytes > 0 &&
-				   st.tbl24_bytes < (1u << 20);
-			was = st.tbl24_bytes;
-		}
-		if (rules && rand_r(&seed) % 4 == 0) {
-			assert_int_equal(other_on ? fib_rule_del(g.fib, &other)
-						  : fib_rule_add(g.fib, &other),
-					 0);
-			other_on = !other_on;
-			sets++;
-		}
-		if (rules && rand_r(&seed) % 8 == 0) {
-			assert_int_equal(dflt_on ? fib_route_del(g.fib, &dflt, false)
-						 : fib_route_add(g.fib, &dflt),
-					 0);
-			dflt_on = !dflt_on;
-			sets += 2; /* both families' sets */
-		}
+		if (!write_op(s, what, op, &c))
+			continue;
+		if (emptying)
+			check_memory(&was, &c);
+		if (rules)
+			churn_side(&side, &seed, &c);
 		__atomic_store_n(&g.seq, 2 * op + 2, __ATOMIC_RELEASE);
 		op++;
-		ops++;
+		c.ops++;
 		fib_reclaim(g.fib);
 	}
 	g.stop = 1;
@@ -513,15 +558,12 @@ run(uint8_t af, bool emptying, bool rules)
 	}
 	print_message("%s: %llu updates (%llu emptied the table, %llu grew it, %llu shrank it, "
 		      "%llu rule sets replaced), %llu checked lookups, %llu wrong answers\n",
-		      af == FIB_AF_INET ? "IPv4" : "IPv6", (unsigned long long)ops,
-		      (unsigned long long)empties, (unsigned long long)growths,
-		      (unsigned long long)shrinks, (unsigned long long)sets,
+		      af == FIB_AF_INET ? "IPv4" : "IPv6", (unsigned long long)c.ops,
+		      (unsigned long long)c.empties, (unsigned long long)c.growths,
+		      (unsigned long long)c.shrinks, (unsigned long long)c.sets,
 		      (unsigned long long)lookups, (unsigned long long)errors);
-	/* Enough operations (each growth fills a 32 or 64 MiB first level:
-	 * fewer of them when emptying), and the table emptied, grew and (with
-	 * the short slot alone) shrank back many times: the counts above. */
-	assert_true(enough(emptying, ops, empties, growths, shrinks));
-	assert_true(!rules || sets > 100);
+	assert_true(enough(&c));
+	assert_true(!rules || c.sets > 100);
 	assert_true(lookups > 1000);
 	assert_int_equal(errors, 0);
 	fib_free(g.fib);
