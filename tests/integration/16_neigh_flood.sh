@@ -16,23 +16,13 @@
 . "$(dirname "$0")/lib.sh"
 
 FLOOD_S=${FLOOD_S:-300} # at most: it is stopped once the checks are done
-ns_router
-ns_link h1
-ns_link h2
+two_hosts
 ns_link h3
-ns_addr h1 192.0.2.2/24 192.0.2.1
-ns_addr h1 2001:db8:1::2/64 2001:db8:1::1
-ns_addr h2 198.51.100.2/24 198.51.100.1
-ns_addr h2 2001:db8:2::2/64 2001:db8:2::1
 ns_addr h3 198.18.0.2/24 198.18.0.1
 ns_addr h3 2001:db8:3::2/64 2001:db8:3::1
-cat >"$WORK/startup" <<EOS
-addr add 192.0.2.1/24 dev port0
-addr add 198.51.100.1/24 dev port1
+cat >>"$WORK/startup" <<EOS
 addr add 10.99.0.1/16 dev port1
 addr add 198.18.0.1/24 dev port2
-addr add 2001:db8:1::1/64 dev port0
-addr add 2001:db8:2::1/64 dev port1
 addr add 2001:db8:3::1/64 dev port2
 EOS
 ns_exec h2 ip route add 10.99.0.0/16 dev h2-r # its new addresses' replies
