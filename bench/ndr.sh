@@ -78,9 +78,11 @@ gen_start() {
 }
 gen_stop() {
 	[ -n "$gen_pid" ] || return 0
-	echo quit >&"${GEN[1]}" || true
+	# (the coprocess's descriptors are gone if it has exited)
+	[ -z "${GEN[1]:-}" ] || echo quit >&"${GEN[1]}" || true
 	wait "$gen_pid" 2>/dev/null || true
 	gen_pid=
+	rm -f /dev/hugepages/ndrgmap_*
 }
 # tester_size N|imix; tester_trial RATE SECONDS prints the result line.
 tester_size() {

@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""The Markdown tables of docs/load-testing.md, from one run's rows.
+
+    bench/ndr_table.py [DIR [GEN [STAMP]]]
+
+DIR holds ndr.csv and ndr_lat.csv (bench/out); GEN is the tester (own or
+pktgen); STAMP the run's time column (default: the last run of GEN).
+Each figure is the median over the run's repetitions; the zero-loss
+table also lists every repetition's rate, so the spread shows.
+"""
+import csv
+import statistics
+import sys
+
+DEVICES = {"testpmd": "testpmd io", "small": "routerd, small table", "full": "routerd"}
+
+
+def rows(path, gen, stamp):
+    with open(path, newline="") as f:
+        return [r for r in csv.DictReader(f) if r["gen"] == gen and (stamp is None or r["time"] == stamp)]
+
+
+def cases(rs, *keys):
+    """The rows grouped by keys, in the order they first appear."""
+    out = {}
+    for r in rs:
+        out.setdefault(tuple(r[k] for k in keys), []).append(r)
+    return out
+
+
+def med(rs, col):
+    vals = [float(r[col]) for r in rs if r[col] not in ("", "-")]
+    return statistics.median(vals) if vals else None
+
+
+def fmt(v, digits):
+    return "-" if v is None else f"{v:.{digits}f}"
+
+
+def size_name(s):
+    return "IMIX" if s == "imix" else s
+
+
+def order(fam, size, dut, load="0"):
+    """Sizes in order (IMIX last), then the families, devices and loads."""
+    return (size == "imix", 0 if size == "imix" else int(size), fam, list(DEVICES).index(dut), int(load))
+
+
+def ndr_table(rs):
+    print("| device | family | size | zero-loss Mpps | Gbit/s on the wire | unpaced Mpps "
+          "| lost unpaced | worker's busy cycles a packet, unpaced (packets a round) | each repetition |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    by = cases(rs, "family", "size", "dut")
+    for (fam, size, dut), c in sorted(by.items(), key=lambda kv: order(*kv[0])):
+        c.sort(key=lambda r: int(r["rep"]))
+        cyc = med(c, "cycles_per_pkt")
+        burst = med(c, "mean_burst")
+        cycles = "-" if cyc is None else f"{cyc:.0f} ({burst:.0f})"
+        each = " ".join(f"{float(r['ndr_pps']) / 1e6:.2f}" for r in c)
+        loss = med(c, "max_loss")
+        print(f"| {DEVICES[dut]} | IPv{fam} | {size_name(size)} | {fmt(med(c, 'ndr_pps') / 1e6, 2)} "
+              f"| {fmt(med(c, 'ndr_l1_gbps'), 2)} | {fmt(med(c, 'max_pps') / 1e6, 2)} "
+              f"| {'0' if loss == 0 else f'{loss:.1e}'} | {cycles} | {each} |")
+
+
+def lat_table(rs):
+    print("| device | family | size | load | min | p50 | p99 | max |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    by = cases(rs, "family", "size", "dut", "load_pct")
+    for (fam, size, dut, load), c in sorted(by.items(), key=lambda kv: order(*kv[0])):
+        vals = []
+        for col in ("lat_min_us", "lat_p50_us", "lat_p99_us", "lat_max_us"):
+            v = med(c, col)
+            vals.append(fmt(v, 1 if v is not None and v < 1000 else 0))
+        print(f"| {DEVICES[dut]} | IPv{fam} | {size_name(size)} | {load}% | " + " | ".join(vals) + " |")
+
+
+def main():
+    d = sys.argv[1] if len(sys.argv) > 1 else "bench/out"
+    gen = sys.argv[2] if len(sys.argv) > 2 else "own"
+    stamp = sys.argv[3] if len(sys.argv) > 3 else None
+    rs = rows(f"{d}/ndr.csv", gen, stamp)
+    if not rs:
+        sys.exit(f"no rows of {gen}" + (f" stamped {stamp}" if stamp else "") + f" in {d}/ndr.csv")
+    if stamp is None:
+        stamp = rs[-1]["time"]
+        rs = [r for r in rs if r["time"] == stamp]
+    print(f"run {stamp}, {gen}, {rs[0]['trial_s']}-second trials, "
+          f"{len({r['rep'] for r in rs})} repetition(s)\n")
+    ndr_table(rs)
+    lat = rows(f"{d}/ndr_lat.csv", gen, stamp)
+    if lat:
+        print()
+        lat_table(lat)
+
+
+if __name__ == "__main__":
+    main()
