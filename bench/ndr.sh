@@ -5,11 +5,13 @@
 # or pktgen-dpdk (bench/pktgen.sh, which sources this file's search). The
 # device under test is dpdk-testpmd io (the I/O limit of the setup) or
 # routerd with l3fwd's two routes (small) or the vendored table (full),
-# on CPU 1, every route via a neighbour on port1.
+# on CPU 1, every route via a neighbour on port1; or bench/slow_fwd
+# (slow), a forwarder slower than either tester, on which the two
+# testers' searches are held against each other.
 #
 #   bench/ndr.sh [BUILD_DIR]
 # Settings (environment):
-#   DUTS="testpmd small full"  FAMILIES="4 6"  REPS=1
+#   DUTS="testpmd small full"  FAMILIES="4 6"  REPS=1  (or slow; SLOW_CYCLES=1500)
 #   SIZES="64 128 256 512 1024 1280 1518 imix"  (bytes with the FCS)
 #   TRIAL_S=10     seconds a trial of the search and of latency
 #   FINAL_S=0      when longer than TRIAL_S, the final phase's trials

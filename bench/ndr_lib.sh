@@ -27,9 +27,19 @@ dut_stop() {
 	rm -f /dev/hugepages/ndrdmap_* "$work/m0.sock" "$work/m1.sock"
 }
 
-# dut_start testpmd|small|full TABLE
+# dut_start testpmd|slow|small|full TABLE
+# slow is bench/slow_fwd, SLOW_CYCLES (1500) TSC cycles a packet: a
+# device slower than either tester, whose zero-loss rate is its own, to
+# hold the two testers' searches against each other.
 dut_start() {
 	rm -f "$work/m0.sock" "$work/m1.sock"
+	if [ "$1" = slow ]; then
+		"$build/bench/slow_fwd" -l 1 "${dut_eal[@]:2}" -- --cycles "${SLOW_CYCLES:-1500}" \
+			</dev/null >"$work/dut.log" 2>&1 &
+		dut_pid=$!
+		log=$work/dut.log wait_up "$dut_pid" test -S "$work/m1.sock"
+		return
+	fi
 	if [ "$1" = testpmd ]; then
 		dpdk-testpmd "${dut_eal[@]}" -- --forward-mode=io --nb-cores=1 --auto-start --total-num-mbufs=32768 \
 			--stats-period=100 </dev/null >"$work/dut.log" 2>&1 &

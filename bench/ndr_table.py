@@ -12,7 +12,7 @@ import csv
 import statistics
 import sys
 
-DEVICES = {"testpmd": "testpmd io", "small": "routerd, small table", "full": "routerd"}
+DEVICES = {"testpmd": "testpmd io", "slow": "slow_fwd", "small": "routerd, small table", "full": "routerd"}
 
 
 def rows(path, gen, stamp):
