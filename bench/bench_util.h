@@ -12,6 +12,7 @@
 #include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
+#include <rte_ethdev.h>
 
 #include "xorshift.h"
 
@@ -58,6 +59,22 @@ bench_eal_init(int *argc, char ***argv)
 	}
 	*argc -= n;
 	*argv += n;
+}
+
+/* One RX and one TX queue on port, of nb_rxd and nb_txd descriptors,
+ * started. Exits with the reason when it cannot. */
+static inline void
+bench_port_start(uint16_t port, struct rte_mempool *pool, uint16_t nb_rxd, uint16_t nb_txd)
+{
+	struct rte_eth_conf conf = {0};
+	int rc;
+	if ((rc = rte_eth_dev_configure(port, 1, 1, &conf)) < 0 ||
+	    (rc = rte_eth_rx_queue_setup(port, 0, nb_rxd, (unsigned int)rte_socket_id(), NULL,
+					 pool)) < 0 ||
+	    (rc = rte_eth_tx_queue_setup(port, 0, nb_txd, (unsigned int)rte_socket_id(), NULL)) <
+		    0 ||
+	    (rc = rte_eth_dev_start(port)) < 0)
+		bench_die("port", rc);
 }
 
 #endif

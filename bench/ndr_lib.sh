@@ -33,22 +33,20 @@ dut_stop() {
 # hold the two testers' searches against each other.
 dut_start() {
 	rm -f "$work/m0.sock" "$work/m1.sock"
-	if [ "$1" = slow ]; then
-		"$build/bench/slow_fwd" -l 1 "${dut_eal[@]:2}" -- --cycles "${SLOW_CYCLES:-1500}" \
-			</dev/null >"$work/dut.log" 2>&1 &
-		dut_pid=$!
-		log=$work/dut.log wait_up "$dut_pid" test -S "$work/m1.sock"
+	local cmd
+	case $1 in
+	slow) cmd=("$build/bench/slow_fwd" -l 1 "${dut_eal[@]:2}" -- --cycles "${SLOW_CYCLES:-1500}") ;;
+	testpmd) cmd=(dpdk-testpmd "${dut_eal[@]}" -- --forward-mode=io --nb-cores=1 --auto-start
+		--total-num-mbufs=32768 --stats-period=100) ;;
+	*)
+		memif_start_routerd "$work/dut.log" "$2" "${dut_eal[@]}"
+		dut_pid=$memif_pid
 		return
-	fi
-	if [ "$1" = testpmd ]; then
-		dpdk-testpmd "${dut_eal[@]}" -- --forward-mode=io --nb-cores=1 --auto-start --total-num-mbufs=32768 \
-			--stats-period=100 </dev/null >"$work/dut.log" 2>&1 &
-		dut_pid=$!
-		log=$work/dut.log wait_up "$dut_pid" test -S "$work/m1.sock"
-		return
-	fi
-	memif_start_routerd "$work/dut.log" "$2" "${dut_eal[@]}"
-	dut_pid=$memif_pid
+		;;
+	esac
+	"${cmd[@]}" </dev/null >"$work/dut.log" 2>&1 &
+	dut_pid=$!
+	log=$work/dut.log wait_up "$dut_pid" test -S "$work/m1.sock"
 }
 
 # dut_cycles: routerd's worker counters "rx busy_cycles busy_rounds"
@@ -250,11 +248,7 @@ ndr_lat() { # GEN DUT FAMILY SIZE REP LOAD COLUMN
 # ndr_summary GEN: the table of this run and the summary keys.
 ndr_summary() {
 	local g=$1 d f s r a b key
-	printf '%-8s %-6s %-5s %10s %10s %8s %9s\n' dut family size ndr_mpps max_mpps l1_gbps max_loss
-	awk -F, -v t="$stamp" -v g="$g" "$NDR_COLS"'$c["time"] == t && $c["gen"] == g {
-		printf "%-8s IPv%-3s %-5s %10.3f %10.3f %8.3f %9s\n", $c["dut"], $c["family"], $c["size"],
-			$c["ndr_pps"] / 1e6, $c["max_pps"] / 1e6, $c["ndr_l1_gbps"], $c["max_loss"] }' \
-		"$(ndr_out)/ndr.csv"
+	python3 bench/ndr_table.py "$(ndr_out)" "$g" "$stamp"
 	# ratio of routerd (full table) to testpmd io, median over repetitions
 	for key in 4:64 6:64 4:imix 6:imix; do
 		f=${key%:*} s=${key#*:} a='' b=''

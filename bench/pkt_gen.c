@@ -350,19 +350,6 @@ stream(struct gen *g, double seconds, double rate)
 	printf("received %llu packets\n", (unsigned long long)received);
 }
 
-static void
-port_start(struct gen *g, uint16_t port)
-{
-	struct rte_eth_conf conf = {0};
-	int rc;
-	if ((rc = rte_eth_dev_configure(port, 1, 1, &conf)) < 0 ||
-	    (rc = rte_eth_rx_queue_setup(port, 0, 512, (unsigned int)rte_socket_id(), NULL,
-					 g->mp)) < 0 ||
-	    (rc = rte_eth_tx_queue_setup(port, 0, 1024, (unsigned int)rte_socket_id(), NULL)) < 0 ||
-	    (rc = rte_eth_dev_start(port)) < 0)
-		bench_die("port", rc);
-}
-
 /* The command line, after EAL's arguments. */
 struct args {
 	const char *table, *src, *pcap;
@@ -465,9 +452,9 @@ main(int argc, char **argv)
 	if (g.mp == NULL)
 		bench_die("mbuf pool", -rte_errno);
 	if (pcap == NULL)
-		port_start(&g, 0);
+		bench_port_start(0, g.mp, 512, 1024);
 	if (cmd_mode)
-		port_start(&g, 1);
+		bench_port_start(1, g.mp, 512, 1024);
 	if (pcap == NULL)
 		rte_eth_macaddr_get(0, &g.smac);
 	else /* pktgen's port, whatever its address: memif does not filter */

@@ -21,6 +21,8 @@
 #include <rte_mbuf.h>
 #include <rte_pause.h>
 
+#include "bench_util.h"
+
 #define BURST 32
 #define RING 1024
 
@@ -33,28 +35,10 @@ on_signal(int sig)
 	quit = 1;
 }
 
-static int
-port_init(uint16_t port, struct rte_mempool *pool)
-{
-	struct rte_eth_conf conf = {0};
-	int rc;
-	if ((rc = rte_eth_dev_configure(port, 1, 1, &conf)) < 0 ||
-	    (rc = rte_eth_rx_queue_setup(port, 0, RING, rte_eth_dev_socket_id(port), NULL, pool)) <
-		    0 ||
-	    (rc = rte_eth_tx_queue_setup(port, 0, RING, rte_eth_dev_socket_id(port), NULL)) < 0 ||
-	    (rc = rte_eth_dev_start(port)) < 0)
-		fprintf(stderr, "slow_fwd: port %u: %s\n", port, rte_strerror(-rc));
-	return rc;
-}
-
 int
 main(int argc, char **argv)
 {
-	int n = rte_eal_init(argc, argv);
-	if (n < 0)
-		rte_exit(EXIT_FAILURE, "EAL: %s\n", rte_strerror(rte_errno));
-	argc -= n;
-	argv += n;
+	bench_eal_init(&argc, &argv);
 	uint64_t cycles = 1500;
 	static const struct option opts[] = {{"cycles", required_argument, NULL, 'c'}, {0}};
 	for (int o; (o = getopt_long(argc, argv, "", opts, NULL)) != -1;) {
@@ -64,10 +48,12 @@ main(int argc, char **argv)
 	}
 	if (rte_eth_dev_count_avail() != 2)
 		rte_exit(EXIT_FAILURE, "slow_fwd: needs two ports\n");
-	struct rte_mempool *pool = rte_pktmbuf_pool_create("slow_fwd", 8191, 256, 0,
-							   RTE_MBUF_DEFAULT_BUF_SIZE, rte_socket_id());
-	if (pool == NULL || port_init(0, pool) < 0 || port_init(1, pool) < 0)
-		rte_exit(EXIT_FAILURE, "slow_fwd: setup failed\n");
+	struct rte_mempool *pool = rte_pktmbuf_pool_create(
+		"slow_fwd", 8191, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE, rte_socket_id());
+	if (pool == NULL)
+		bench_die("packet pool", -rte_errno);
+	bench_port_start(0, pool, RING, RING);
+	bench_port_start(1, pool, RING, RING);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	printf("slow_fwd: forwarding, %lu cycles a packet\n", (unsigned long)cycles);
