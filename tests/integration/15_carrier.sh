@@ -9,7 +9,9 @@
 # when carrier returns, everything comes back. port2's control-plane
 # TAP follows the carrier, so daemons see the link go as they would a
 # NIC's. Set down, port2 takes nothing in. Then the peer reconnects
-# twenty times under load, and routerd is alive and forwards.
+# twenty times under load, and routerd is alive and forwards. Last,
+# port1 (af_packet on a veth, whose driver always reports a link) has
+# the carrier of its veth: none while h2's end is down.
 . "$(dirname "$0")/lib.sh"
 two_hosts
 MSOCK=$WORK/memif.sock
@@ -51,11 +53,11 @@ peer_kill() {
 	wait "$PEER" 2>/dev/null
 	PEER=
 }
-oper() { rc -j link show port2 | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["operstate"])'; }
-# wait_oper STATE: until port2's operstate is STATE (5 s at most).
+oper() { rc -j link show "${1:-port2}" | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["operstate"])'; }
+# wait_oper STATE [PORT]: until PORT's (port2's) operstate is STATE (5 s at most).
 wait_oper() {
 	for _ in $(seq 500); do
-		[ "$(oper)" = "$1" ] && return 0
+		[ "$(oper "${2:-port2}")" = "$1" ] && return 0
 		sleep 0.01
 	done
 	return 1
@@ -204,4 +206,17 @@ kill "$mon" 2>/dev/null
 wait "$mon" 2>/dev/null
 check "monitor -j: each carrier change a link event with its flags" \
 	test "$(grep -c '"NO-CARRIER"' "$WORK/links")" -ge 22
+
+echo "port1, af_packet on a veth: h2's end goes down and up"
+ns_exec h2 ip link set h2-r down
+check "no carrier within 1 s" wait_oper DOWN port1
+expect_out "link show port1: NO-CARRIER" "<NO-CARRIER,BROADCAST,MULTICAST,UP> mtu 1500 state DOWN" \
+	rc link show port1
+expect_out "its routes linkdown" "^10.99.0.0/16 via 198.51.100.2 dev port1 metric 20 linkdown$" \
+	rc route show 10.99.0.0/16
+ns_exec h2 ip link set h2-r up
+# (Linux dropped h2's default route with the link)
+ns_exec h2 ip route replace default via 198.51.100.1
+check "carrier back" wait_oper UP port1
+check "and h2 answers through it" ns_exec h1 ping -c 2 -i 0.2 -W 2 198.51.100.2
 done_tests

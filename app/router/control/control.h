@@ -17,6 +17,7 @@
 #ifndef ROUTER_CONTROL_H
 #define ROUTER_CONTROL_H
 
+#include <net/if.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -123,9 +124,10 @@ struct rt_link {
 	bool carrier; /* the driver says the link is up */
 	bool lsc;     /* the driver reports changes by interrupt */
 	bool full_duplex;
-	uint32_t speed;   /* Mb/s; 0 unknown */
-	uint64_t changes; /* carrier changes since start */
-	uint64_t next_ms; /* when to read it again */
+	uint32_t speed;        /* Mb/s; 0 unknown */
+	uint64_t changes;      /* carrier changes since start */
+	uint64_t next_ms;      /* when to read it again */
+	char kif[IF_NAMESIZE]; /* the kernel interface under a socket port (af_packet, af_xdp), or "" */
 };
 
 struct router;

@@ -10,14 +10,23 @@
  * Carrier is read with rte_eth_link_get_nowait: when the driver raises a
  * link-state-change interrupt (ixgbe does), at once; otherwise every
  * link_poll_ms (memif, af_packet, ring and null report no interrupt).
+ * DPDK 22.11's af_packet and af_xdp drivers report their link up from
+ * start to stop whatever their kernel interface does, so for those the
+ * carrier is also the interface's own (below).
  */
 #include <errno.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
+#include <bsd/string.h>
+#include <rte_dev.h>
+#include <rte_devargs.h>
 #include <rte_ethdev.h>
+#include <rte_kvargs.h>
 #include <rte_rcu_qsbr.h>
 
 #include "ctl_priv.h"
@@ -87,7 +96,44 @@ rt_link_set_up(struct router *r, uint16_t port, bool up)
 	settle(r, port, up, rt_dp_port_carrier(&r->dp, port));
 }
 
-/* What the driver says of a port now. */
+/*
+ * Ports that are sockets on a kernel interface (net_af_packet, net_af_xdp,
+ * named by their devargs' iface=): the interface's name in l->kif, read
+ * through kif_sock. A veth whose peer is down, or deleted, has no carrier.
+ */
+static int kif_sock = -1;
+
+static void
+kif_find(struct rt_link *l, uint16_t port)
+{
+	struct rte_eth_dev_info info;
+	l->kif[0] = '\0';
+	if (rte_eth_dev_info_get(port, &info) != 0 || info.device == NULL ||
+	    (strcmp(info.driver_name, "net_af_packet") != 0 &&
+	     strcmp(info.driver_name, "net_af_xdp") != 0))
+		return;
+	const struct rte_devargs *da = rte_dev_devargs(info.device);
+	struct rte_kvargs *kv =
+		da != NULL && da->args != NULL ? rte_kvargs_parse(da->args, NULL) : NULL;
+	const char *name = kv != NULL ? rte_kvargs_get(kv, "iface") : NULL;
+	if (name != NULL)
+		strlcpy(l->kif, name, sizeof(l->kif));
+	rte_kvargs_free(kv);
+}
+
+/* The kernel interface is up and has carrier (IFF_RUNNING: oper up). */
+static bool
+kif_carrier(const char *name)
+{
+	struct ifreq ifr;
+	memset(&ifr, 0, sizeof(ifr));
+	strlcpy(ifr.ifr_name, name, sizeof(ifr.ifr_name));
+	if (ioctl(kif_sock, SIOCGIFFLAGS, &ifr) < 0)
+		return false;
+	return (ifr.ifr_flags & (IFF_UP | IFF_RUNNING)) == (IFF_UP | IFF_RUNNING);
+}
+
+/* What the driver (and, under a socket port, the kernel) says of a port now. */
 static void
 link_read(struct router *r, uint16_t port)
 {
@@ -97,7 +143,8 @@ link_read(struct router *r, uint16_t port)
 		return;
 	l->speed = e.link_speed == RTE_ETH_SPEED_NUM_UNKNOWN ? 0 : e.link_speed;
 	l->full_duplex = e.link_duplex == RTE_ETH_LINK_FULL_DUPLEX;
-	bool carrier = e.link_status == RTE_ETH_LINK_UP;
+	bool carrier =
+		e.link_status == RTE_ETH_LINK_UP && (l->kif[0] == '\0' || kif_carrier(l->kif));
 	if (carrier == l->carrier)
 		return;
 	l->carrier = carrier;
@@ -165,10 +212,14 @@ rt_link_start(struct router *r)
 	int rc = rt_loop_watch(&lsc_watch, EPOLLIN);
 	if (rc < 0)
 		return rc;
+	kif_sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (kif_sock < 0)
+		return -errno;
 	for (uint16_t p = 0; p < r->dp.nb_ports; p++) {
 		struct rte_eth_dev_info info;
 		struct rt_link *l = &r->link[p];
 		l->carrier = true; /* as the workers start: read just below */
+		kif_find(l, p);
 		if (rte_eth_dev_info_get(p, &info) == 0 && info.dev_flags != NULL &&
 		    (*info.dev_flags & RTE_ETH_DEV_INTR_LSC))
 			l->lsc = rte_eth_dev_callback_register(p, RTE_ETH_EVENT_INTR_LSC, lsc_event,
