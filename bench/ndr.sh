@@ -25,10 +25,12 @@
 #   SMOKE=1        make test's run: one short search, checks it completed
 #
 # A search: one unpaced trial gives the rate the device carries when the
-# tester pushes as hard as the memif ring lets it (MAX); then a binary
-# search over offered rates in [0, MAX] for the highest at which a trial
-# loses at most LOSS_TOL, down to RES x MAX. The zero-loss rate is the
-# offered rate of the best passing trial. With FINAL_S, a final phase
+# tester pushes as hard as the memif ring lets it (MAX). If it lost at
+# most LOSS_TOL, the device took all the tester could send: MAX is the
+# result, a lower bound that is the tester's (tester_bound 1). Otherwise
+# a binary search over offered rates in [0, MAX] for the highest at which
+# a trial loses at most LOSS_TOL, down to RES x MAX. The zero-loss rate
+# is the offered rate of the best passing trial. With FINAL_S, a final phase
 # offers that rate for FINAL_S; while such a trial loses, it steps down
 # (RES x MAX, doubling each time) until one passes, then bisects up to
 # the last that failed, so the result rests on FINAL_S trials alone

@@ -6,7 +6,10 @@
 DIR holds ndr.csv and ndr_lat.csv (bench/out); GEN is the tester (own or
 pktgen); STAMP the run's time column (default: the last run of GEN).
 Each figure is the median over the run's repetitions; the zero-loss
-table also lists every repetition's rate, so the spread shows.
+table also lists every repetition's rate, so the spread shows. A rate
+marked ">=" is the tester's: the device lost nothing in the unpaced
+trial, so it took all the tester could send (the median is marked when
+every repetition was).
 """
 import csv
 import statistics
@@ -46,6 +49,11 @@ def order(fam, size, dut, load="0"):
     return (size == "imix", 0 if size == "imix" else int(size), fam, list(DEVICES).index(dut), int(load))
 
 
+def tester_limited(r):
+    """The result is the unpaced trial's rate, which lost nothing."""
+    return r.get("tester_bound") == "1"
+
+
 def ndr_table(rs):
     print("| device | family | size | zero-loss Mpps | Gbit/s on the wire | unpaced Mpps "
           "| lost unpaced | worker's busy cycles a packet, unpaced (packets a round) | each repetition |")
@@ -56,9 +64,10 @@ def ndr_table(rs):
         cyc = med(c, "cycles_per_pkt")
         burst = med(c, "mean_burst")
         cycles = "-" if cyc is None else f"{cyc:.0f} ({burst:.0f})"
-        each = " ".join(f"{float(r['ndr_pps']) / 1e6:.2f}" for r in c)
+        each = " ".join(f"{'>=' if tester_limited(r) else ''}{float(r['ndr_pps']) / 1e6:.2f}" for r in c)
         loss = med(c, "max_loss")
-        print(f"| {DEVICES[dut]} | IPv{fam} | {size_name(size)} | {fmt(med(c, 'ndr_pps') / 1e6, 2)} "
+        bound = ">=" if all(tester_limited(r) for r in c) else ""
+        print(f"| {DEVICES[dut]} | IPv{fam} | {size_name(size)} | {bound}{fmt(med(c, 'ndr_pps') / 1e6, 2)} "
               f"| {fmt(med(c, 'ndr_l1_gbps'), 2)} | {fmt(med(c, 'max_pps') / 1e6, 2)} "
               f"| {'0' if loss == 0 else f'{loss:.1e}'} | {cycles} | {each} |")
 
