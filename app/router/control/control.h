@@ -17,7 +17,6 @@
 #ifndef ROUTER_CONTROL_H
 #define ROUTER_CONTROL_H
 
-#include <net/if.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -124,10 +123,11 @@ struct rt_link {
 	bool carrier; /* the driver says the link is up */
 	bool lsc;     /* the driver reports changes by interrupt */
 	bool full_duplex;
-	uint32_t speed;        /* Mb/s; 0 unknown */
-	uint64_t changes;      /* carrier changes since start */
-	uint64_t next_ms;      /* when to read it again */
-	char kif[IF_NAMESIZE]; /* the kernel interface under a socket port (af_packet, af_xdp), or "" */
+	uint32_t speed;   /* Mb/s; 0 unknown */
+	uint64_t changes; /* carrier changes since start */
+	uint64_t next_ms; /* when to read it again */
+	unsigned int
+		kif; /* ifindex of the kernel interface under a socket port (af_packet, af_xdp); 0 none */
 };
 
 struct router;

@@ -18,11 +18,13 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
-#include <sys/ioctl.h>
+#include <net/if.h> /* before linux/if.h, which then adds only IFF_LOWER_UP and the like */
+#include <linux/if.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <bsd/string.h>
 #include <rte_dev.h>
 #include <rte_devargs.h>
 #include <rte_ethdev.h>
@@ -83,31 +85,22 @@ settle(struct router *r, uint16_t port, bool admin_up, bool carrier)
 	rt_fib_sync_down(r, dp->port[port].name);
 }
 
-void
-rt_link_set_up(struct router *r, uint16_t port, bool up)
-{
-	if (up == rt_dp_port_up(&r->dp, port))
-		return;
-	RT_LOG(NOTICE, control, "%s: %s", r->dp.port[port].name, up ? "up" : "down");
-	if (up)
-		rte_eth_dev_set_link_up(port);
-	else
-		rte_eth_dev_set_link_down(port);
-	settle(r, port, up, rt_dp_port_carrier(&r->dp, port));
-}
-
 /*
  * Ports that are sockets on a kernel interface (net_af_packet, net_af_xdp,
- * named by their devargs' iface=): the interface's name in l->kif, read
- * through kif_sock. A veth whose peer is down, or deleted, has no carrier.
+ * named by their devargs' iface=): the interface's index in l->kif, its
+ * carrier read by RTM_GETLINK on kif_nl. The carrier is IFF_LOWER_UP,
+ * which the kernel sets as the driver reports it (a veth: as soon as both
+ * ends are up), not IFF_RUNNING, which follows it later through the
+ * kernel's linkwatch work: routerd's own `link set up` finds its carrier
+ * at once. An interface that is down, or gone, has none.
  */
-static int kif_sock = -1;
+static int kif_nl = -1;
 
 static void
 kif_find(struct rt_link *l, uint16_t port)
 {
 	struct rte_eth_dev_info info;
-	l->kif[0] = '\0';
+	l->kif = 0;
 	if (rte_eth_dev_info_get(port, &info) != 0 || info.device == NULL ||
 	    (strcmp(info.driver_name, "net_af_packet") != 0 &&
 	     strcmp(info.driver_name, "net_af_xdp") != 0))
@@ -117,20 +110,44 @@ kif_find(struct rt_link *l, uint16_t port)
 		da != NULL && da->args != NULL ? rte_kvargs_parse(da->args, NULL) : NULL;
 	const char *name = kv != NULL ? rte_kvargs_get(kv, "iface") : NULL;
 	if (name != NULL)
-		strlcpy(l->kif, name, sizeof(l->kif));
+		l->kif = if_nametoindex(name);
 	rte_kvargs_free(kv);
 }
 
-/* The kernel interface is up and has carrier (IFF_RUNNING: oper up). */
-static bool
-kif_carrier(const char *name)
+/* The kernel's interface IFINDEX: 1 up with carrier, 0 not (or gone),
+ * -errno no answer. The kernel answers a RTM_GETLINK within the send, so
+ * the reply already waits in the socket. */
+static int
+kif_carrier(unsigned int ifindex)
 {
-	struct ifreq ifr;
-	memset(&ifr, 0, sizeof(ifr));
-	strlcpy(ifr.ifr_name, name, sizeof(ifr.ifr_name));
-	if (ioctl(kif_sock, SIOCGIFFLAGS, &ifr) < 0)
-		return false;
-	return (ifr.ifr_flags & (IFF_UP | IFF_RUNNING)) == (IFF_UP | IFF_RUNNING);
+	static uint32_t seq;
+	struct {
+		struct nlmsghdr h;
+		struct ifinfomsg i;
+	} q = {
+		.h = {.nlmsg_len = sizeof(q),
+		      .nlmsg_type = RTM_GETLINK,
+		      .nlmsg_flags = NLM_F_REQUEST,
+		      .nlmsg_seq = ++seq},
+		.i = {.ifi_family = AF_UNSPEC, .ifi_index = (int)ifindex},
+	};
+	if (send(kif_nl, &q, sizeof(q), 0) < 0)
+		return -errno;
+	/* Replies to earlier requests that timed out are skipped by seq. */
+	uint32_t buf[4096];
+	ssize_t len;
+	while ((len = recv(kif_nl, buf, sizeof(buf), MSG_DONTWAIT)) > 0) {
+		for (struct nlmsghdr *h = (struct nlmsghdr *)buf; NLMSG_OK(h, (size_t)len);
+		     h = NLMSG_NEXT(h, len)) {
+			if (h->nlmsg_seq != seq)
+				continue;
+			if (h->nlmsg_type != RTM_NEWLINK) /* NLMSG_ERROR: no such interface */
+				return 0;
+			const struct ifinfomsg *i = NLMSG_DATA(h);
+			return (i->ifi_flags & (IFF_UP | IFF_LOWER_UP)) == (IFF_UP | IFF_LOWER_UP);
+		}
+	}
+	return len < 0 ? -errno : -EIO;
 }
 
 /* What the driver (and, under a socket port, the kernel) says of a port now. */
@@ -143,8 +160,13 @@ link_read(struct router *r, uint16_t port)
 		return;
 	l->speed = e.link_speed == RTE_ETH_SPEED_NUM_UNKNOWN ? 0 : e.link_speed;
 	l->full_duplex = e.link_duplex == RTE_ETH_LINK_FULL_DUPLEX;
-	bool carrier =
-		e.link_status == RTE_ETH_LINK_UP && (l->kif[0] == '\0' || kif_carrier(l->kif));
+	bool carrier = e.link_status == RTE_ETH_LINK_UP;
+	if (carrier && l->kif != 0) {
+		int k = kif_carrier(l->kif);
+		if (k < 0)
+			return; /* no answer this time: as it was */
+		carrier = k == 1;
+	}
 	if (carrier == l->carrier)
 		return;
 	l->carrier = carrier;
@@ -158,6 +180,21 @@ link_read(struct router *r, uint16_t port)
 		neigh_flush(r->neigh, port);
 	if (r->hooks.link_changed != NULL)
 		r->hooks.link_changed(r, port);
+}
+
+void
+rt_link_set_up(struct router *r, uint16_t port, bool up)
+{
+	if (up == rt_dp_port_up(&r->dp, port))
+		return;
+	RT_LOG(NOTICE, control, "%s: %s", r->dp.port[port].name, up ? "up" : "down");
+	if (up)
+		rte_eth_dev_set_link_up(port);
+	else
+		rte_eth_dev_set_link_down(port);
+	settle(r, port, up, rt_dp_port_carrier(&r->dp, port));
+	/* The carrier may follow (af_packet sets its interface up or down). */
+	link_read(r, port);
 }
 
 /* Each round: the ports the interrupt thread marked, and those due. */
@@ -212,8 +249,8 @@ rt_link_start(struct router *r)
 	int rc = rt_loop_watch(&lsc_watch, EPOLLIN);
 	if (rc < 0)
 		return rc;
-	kif_sock = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (kif_sock < 0)
+	kif_nl = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (kif_nl < 0)
 		return -errno;
 	for (uint16_t p = 0; p < r->dp.nb_ports; p++) {
 		struct rte_eth_dev_info info;
