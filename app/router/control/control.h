@@ -120,14 +120,13 @@ struct rt_ra {
 
 /* A port's link as its driver reports it (link.c). */
 struct rt_link {
-	bool carrier; /* the driver says the link is up */
+	bool carrier; /* the driver (and the kernel, under kif) says the link is up */
 	bool lsc;     /* the driver reports changes by interrupt */
 	bool full_duplex;
 	uint32_t speed;   /* Mb/s; 0 unknown */
 	uint64_t changes; /* carrier changes since start */
 	uint64_t next_ms; /* when to read it again */
-	unsigned int
-		kif; /* ifindex of the kernel interface under a socket port (af_packet, af_xdp); 0 none */
+	unsigned int kif; /* ifindex under a socket port (af_packet, af_xdp); 0 none */
 };
 
 struct router;
