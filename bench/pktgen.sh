@@ -12,7 +12,8 @@
 # and exits 0 ("skipped"). Settings as bench/ndr.sh's (DUTS, FAMILIES,
 # SIZES, TRIAL_S, FINAL_S, LOSS_TOL, RES, REPS, MEMIF_RSIZE); pktgen measures no
 # latency here (bench/ndr.sh's own generator does). pktgen's two lcores
-# share CPU 0 (its display thread sleeps), the device under test has CPU 1.
+# share CPU 0, its console and timer threads in the idle class (PKTGEN_AUX,
+# below); the device under test has CPU 1.
 # With two 82599 ports cabled to two of routerd's, see docs/load-testing.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
