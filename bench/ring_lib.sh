@@ -11,7 +11,9 @@ eal=(--no-pci --file-prefix=$prefix --log-level=lib.eal:error --no-telemetry
 	--vdev=net_ring0 --vdev=net_ring1 --force-max-simd-bitwidth=512)
 
 # stop_pid PID: SIGINT, then poll until it is gone (a subshell cannot
-# wait for its parent's children), then reap it if it is ours.
+# wait for its parent's children); SIGKILL after 10 s, so that a process
+# stuck in its shutdown cannot hold the run (and its EAL file prefix)
+# for ever; then reap it if it is ours.
 stop_pid() {
 	[ -n "$1" ] && kill -0 "$1" 2>/dev/null || return 0
 	kill -INT "$1"
@@ -19,6 +21,10 @@ stop_pid() {
 		kill -0 "$1" 2>/dev/null || break
 		sleep 0.1
 	done
+	if kill -0 "$1" 2>/dev/null; then
+		echo "PID $1 ($(cat /proc/"$1"/comm 2>/dev/null)) did not stop in 10 s: killed" >&2
+		kill -KILL "$1" 2>/dev/null || true
+	fi
 	wait "$1" 2>/dev/null || true
 }
 
