@@ -2,9 +2,12 @@
 """The Markdown tables of docs/load-testing.md, from one run's rows.
 
     bench/ndr_table.py [DIR [GEN [STAMP]]]
+    bench/ndr_table.py --by-size DIR GEN STAMP [STAMP...]
 
 DIR holds ndr.csv and ndr_lat.csv (bench/out); GEN is the tester (own or
 pktgen); STAMP the run's time column (default: the last run of GEN).
+--by-size prints the table by frame size of the runs STAMP... together:
+routerd's zero-loss rate / testpmd io's, in Mpps, then in Gbit/s on the wire.
 Each figure is the median over the run's repetitions; the zero-loss
 table also lists every repetition's rate, so the spread shows. A rate
 marked ">=" is the tester's: the device lost nothing in the unpaced
@@ -84,7 +87,38 @@ def lat_table(rs):
         print(f"| {DEVICES[dut]} | IPv{fam} | {size_name(size)} | {load}% | " + " | ".join(vals) + " |")
 
 
+def by_size_table(rs):
+    by = cases(rs, "family", "size", "dut")
+    sizes = sorted({r["size"] for r in rs}, key=lambda s: order("4", s, "full"))
+    fams = sorted({r["family"] for r in rs})
+
+    def cell(fam, size, col, digits):
+        out = []
+        for dut in ("full", "testpmd"):
+            c = by.get((fam, size, dut))
+            if not c:
+                out.append("-")
+                continue
+            bound = ">=" if all(tester_limited(r) for r in c) else ""
+            v = med(c, col)
+            out.append(bound + fmt(v / 1e6 if col == "ndr_pps" else v, digits))
+        return " / ".join(out)
+
+    print("| family | " + " | ".join(size_name(s) for s in sizes) + " |")
+    print("| --- | " + " | ".join("---" for _ in sizes) + " |")
+    for col, unit in (("ndr_pps", ""), ("ndr_l1_gbps", ", Gbit/s")):
+        for fam in fams:
+            print(f"| IPv{fam}{unit} | " + " | ".join(cell(fam, s, col, 2) for s in sizes) + " |")
+
+
 def main():
+    if len(sys.argv) > 4 and sys.argv[1] == "--by-size":
+        d, gen, stamps = sys.argv[2], sys.argv[3], sys.argv[4:]
+        rs = [r for st in stamps for r in rows(f"{d}/ndr.csv", gen, st)]
+        if not rs:
+            sys.exit(f"no rows of {gen} stamped {' '.join(stamps)} in {d}/ndr.csv")
+        by_size_table(rs)
+        return
     d = sys.argv[1] if len(sys.argv) > 1 else "bench/out"
     gen = sys.argv[2] if len(sys.argv) > 2 else "own"
     stamp = sys.argv[3] if len(sys.argv) > 3 else None

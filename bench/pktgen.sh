@@ -56,7 +56,7 @@ pg_stop() {
 # two thirds of it (perf: 66% of CPU 0 in threads named pktgen). They
 # are given the idle scheduling class (PKTGEN_AUX=idle), or nice 19
 # (nice), or left as they are (off), so that the worker lcore has the CPU.
-pg_aux_idle() {
+pg_aux_sched() {
 	local t
 	for t in /proc/"$pg_pid"/task/*; do
 		[ "$(cat "$t/comm" 2>/dev/null)" = pktgen ] || continue
@@ -79,7 +79,7 @@ pg_start() {
 		-- -P -G -m "1.[0-1]" -s "0:$1" <"$work/console" >"$work/pktgen.log" 2>&1 &
 	pg_pid=$!
 	log=$work/pktgen.log wait_up "$pg_pid" bash -c 'exec 6<>/dev/tcp/127.0.0.1/22022' 2>/dev/null
-	pg_aux_idle
+	pg_aux_sched
 	exec 5<>/dev/tcp/127.0.0.1/22022
 	# the socket's Lua state is its own: the script is loaded there
 	echo 'dofile("bench/pktgen/router.lua")' >&5
