@@ -177,6 +177,7 @@ got=$(wc -l <"$WORK/h2.rx")
 echo "  the flow under the flood: $got of 8000; punts refused: $(stat port port1.cport_punt_limited) on port1, $(stat port port0.cport_punt_limited) on port0"
 echo "  the BGP sessions' TCP retransmits meanwhile: $(($(retrans -) - rt0)) by the router, $(($(retrans h2) - pr0)) by the peer"
 check "the flow kept its rate (95%)" test "$got" -ge 7600
+echo "  the IPv4 session's state since $up0 before the flood, since $(since) after it"
 check "the session stayed up" bash -c "birdc -s $WORK/rtr.ctl show protocols upstream | grep -q Established"
 check "... without going down (the same since)" test "$(since)" = "$up0"
 check "the excess was counted" test "$(stat port port1.cport_punt_limited)" -gt 0
