@@ -23,8 +23,7 @@
 #   LAT_LOADS="10 50 90"  latency trials, in % of the zero-loss rate
 #   MEMIF_RSIZE=14 log2 of the memif rings' size, both sides (see below)
 #   TESTPMD_BURST=64  testpmd's burst: routerd's RX burst, so that testpmd
-#                  io is the faster of the two (at its default of 32 it
-#                  was not)
+#                  io is not slowed by smaller bursts than routerd's
 #   SMOKE=1        make test's run: one short search, checks it completed
 #
 # A search: one unpaced trial gives the rate the device carries when the

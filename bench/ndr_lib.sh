@@ -36,11 +36,9 @@ dut_start() {
 	local cmd
 	case $1 in
 	slow) cmd=("$build/bench/slow_fwd" -l 1 "${dut_eal[@]:2}" -- --cycles "${SLOW_CYCLES:-1500}") ;;
-	# testpmd's bursts are routerd's (64, not its default of 32): over
-	# memif the cost of a packet falls with the burst, and at 32 testpmd
-	# io carried 7.2-7.8 Mpps of pktgen's 64-byte frames where routerd
-	# carried 7.1-17.5, so it was not the I/O limit it stands for here
-	# (docs/load-testing.md).
+	# testpmd forwards in routerd's bursts (64, not its default of 32):
+	# over memif a packet costs less in a larger burst, and the I/O limit
+	# must not be slower than the device it is held against.
 	testpmd) cmd=(dpdk-testpmd "${dut_eal[@]}" -- --forward-mode=io --nb-cores=1 --auto-start
 		--total-num-mbufs=32768 --stats-period=100 "--burst=${TESTPMD_BURST:-64}") ;;
 	*)

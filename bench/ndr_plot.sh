@@ -6,7 +6,7 @@
 #   [ROWS=bench/results] bench/ndr_plot.sh DIR [GEN ["STAMP..."]]   (GEN: own or pktgen)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-dir=${1:?usage: ndr_plot.sh DIR [GEN [STAMP]]}
+dir=${1:?usage: ndr_plot.sh DIR [GEN ["STAMP..."]]}
 gen=${2:-own}
 stamp=${3:-}
 rows=${ROWS:-bench/out}

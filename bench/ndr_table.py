@@ -101,7 +101,9 @@ def by_size_table(rs):
                 continue
             bound = ">=" if all(tester_limited(r) for r in c) else ""
             v = med(c, col)
-            out.append(bound + fmt(v / 1e6 if col == "ndr_pps" else v, digits))
+            if v is not None and col == "ndr_pps":
+                v /= 1e6
+            out.append(bound + fmt(v, digits))
         return " / ".join(out)
 
     print("| family | " + " | ".join(size_name(s) for s in sizes) + " |")
