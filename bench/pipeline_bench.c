@@ -44,6 +44,7 @@
 
 #include "bench_util.h"
 #include "dp_harness.h"
+#include "dp_inline.h"
 #include "prefix_file.h"
 #include "udp_frame.h"
 
@@ -173,7 +174,7 @@ run(const struct dests *d, bool copied)
 		dp_burst(&r.dp, w, 0, pkts, RT_BURST);
 		cycles += rte_rdtsc() - t0;
 		for (uint16_t p = 0; p < r.dp.nb_ports; p++)
-			rte_eth_tx_buffer_flush(p, 0, w->txb[p]);
+			dp_tx_flush(w, p);
 		for (unsigned int c = 0; c < RT_EXC_CLASSES; c++) {
 			struct rte_mbuf *x[64];
 			unsigned int n =

@@ -31,6 +31,7 @@ conf_defaults(struct rt_settings *s)
 	s->nb_mbufs = 8191;
 	s->rx_desc = 1024;
 	s->tx_desc = 1024;
+	s->tx_backlog = 1024;
 	s->neigh_max = 1024;
 	s->neigh_port_incomplete = 256;
 	s->neigh_source_incomplete = 32;
@@ -154,6 +155,7 @@ static const struct num_key {
 	{"mbufs", 1023, 1u << 24, offsetof(struct rt_settings, nb_mbufs), false, ""},
 	{"rx-desc", 64, 4096, offsetof(struct rt_settings, rx_desc), true, ""},
 	{"tx-desc", 64, 4096, offsetof(struct rt_settings, tx_desc), true, ""},
+	{"tx-backlog", 0, 65536, offsetof(struct rt_settings, tx_backlog), false, ""},
 	{"neigh-max", 16, 1u << 20, offsetof(struct rt_settings, neigh_max), false, ""},
 	{"neigh-reachable-ms", 100, 3600000, offsetof(struct rt_settings, neigh_reachable_ms),
 	 false, ""},

@@ -139,8 +139,10 @@ setup_workers(struct router *r)
 	return 0;
 }
 
-/* A TX buffer of RT_BURST packets for port; what its queue refuses is
- * freed and counted in *dropped. */
+/* A TX buffer of RT_BURST packets for port. Forwarded packets' buffers
+ * are sent by dp_tx_flush, into the backlog when refused (dropped is
+ * NULL); the control core's by rte_eth_tx_buffer_flush, which frees what
+ * the queue refuses and counts it in *dropped. */
 static struct rte_eth_dev_tx_buffer *
 tx_buffer(uint16_t port, uint64_t *dropped)
 {
@@ -149,7 +151,8 @@ tx_buffer(uint16_t port, uint64_t *dropped)
 	if (b == NULL)
 		return NULL;
 	rte_eth_tx_buffer_init(b, RT_BURST);
-	rte_eth_tx_buffer_set_err_callback(b, rte_eth_tx_buffer_count_callback, dropped);
+	if (dropped != NULL)
+		rte_eth_tx_buffer_set_err_callback(b, rte_eth_tx_buffer_count_callback, dropped);
 	return b;
 }
 
@@ -157,6 +160,12 @@ static int
 setup_worker_io(struct router *r)
 {
 	unsigned int shift = rt_exc_ring_shift(r->dp.nb_ports, r->dp.nb_workers, r->conf.nb_mbufs);
+	unsigned int backlog = rt_txq_backlog_size(r->conf.tx_backlog, r->dp.nb_ports,
+						   r->dp.nb_workers, r->conf.nb_mbufs);
+	RT_LOG(INFO, main,
+	       "TX backlog: %u packets a queue (tx-backlog %u, as a power of two whose %u "
+	       "queues hold at most a quarter of the %u mbufs)",
+	       backlog, r->conf.tx_backlog, r->dp.nb_ports * r->dp.nb_workers, r->conf.nb_mbufs);
 	for (unsigned int i = 0; i < r->dp.nb_workers; i++) {
 		struct rt_worker *w = &r->dp.worker[i];
 		int rc = rt_worker_exc_create(w, r->dp.nb_ports, shift);
@@ -169,9 +178,12 @@ setup_worker_io(struct router *r)
 		if (w->nh_used == NULL)
 			return -ENOMEM;
 		for (uint16_t p = 0; p < r->dp.nb_ports; p++) {
-			w->txb[p] = tx_buffer(p, &w->tx_dropped[p]);
+			w->txb[p] = tx_buffer(p, NULL);
 			if (w->txb[p] == NULL)
 				return -ENOMEM;
+			rc = rt_txq_backlog_create(w, p, backlog, rte_eth_dev_socket_id(p));
+			if (rc < 0)
+				return rc;
 			if (i != 0) /* worker 0 sends the control core's packets */
 				continue;
 			w->ctl_txb[p] = tx_buffer(p, &w->st.ctl_tx_dropped);

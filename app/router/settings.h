@@ -22,6 +22,7 @@ struct rt_settings {
 	uint32_t icmp_ratelimit_ms; /* per destination, 1000; 0: none */
 	uint32_t nb_mbufs;          /* 8191 */
 	uint16_t rx_desc, tx_desc;
+	uint32_t tx_backlog; /* packets held behind a refusing TX queue, 1024 */
 	uint32_t neigh_max;          /* 1024 */
 	uint32_t neigh_reachable_ms; /* 0: the library default (30 s) */
 	uint32_t neigh_gc_stale_ms;  /* 0: the library default (60 s) */

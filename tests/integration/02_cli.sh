@@ -196,8 +196,8 @@ check "stats reset" rc stats reset
 # already count a stray frame from a host (once, two frames on port1,
 # delivered locally and unhandled, came between the reset and the read).
 expect_out "stats in JSON" '"total.rx":[0-9]+,"total.forwarded":0,' rc -j stats
-expect_out "the devices' own drop counters, per port, from the reset" \
-	'"port.port0.rx_missed":0,"port.port0.rx_nombuf":0,"port.port0.rx_errors":0,"port.port0.tx_errors":0' \
+expect_out "the devices' own drop counters, per port, from the reset, and the TX backlog's" \
+	'"port.port0.rx_missed":0,"port.port0.rx_nombuf":0,"port.port0.rx_errors":0,"port.port0.tx_errors":0,"port.port0.tx_held":0,"port.port0.tx_backlog":0' \
 	rc -j stats
 rc route add 10.30.0.0/16 via 198.51.100.2 table 300
 rc route add blackhole 2001:db8:300::/48 table 300

@@ -78,6 +78,13 @@ port_lines(struct cli *c, const struct rt_wstats *s)
 		stat_line2(c, "port", name, "rx_nombuf", d.nombuf - b.nombuf);
 		stat_line2(c, "port", name, "rx_errors", d.rx_errors - b.rx_errors);
 		stat_line2(c, "port", name, "tx_errors", d.tx_errors - b.tx_errors);
+		/* The backlog behind its TX queues (txq.c): what waited in it,
+		 * and what waits now (a gauge, never reset). */
+		stat_line2(c, "port", name, "tx_held", s->port_tx_held[p] - base.dp.port_tx_held[p]);
+		uint64_t backlog = 0;
+		for (unsigned int w = 0; w < dp->nb_workers; w++)
+			backlog += rt_dp_tx_backlog(dp, w, p);
+		stat_line2(c, "port", name, "tx_backlog", backlog);
 		/* What the exception path refused (by class), and the port's
 		 * share of the neighbour table's budget (docs/neigh.md). */
 		for (unsigned int k = 0; k < RT_EXC_CLASSES; k++) {

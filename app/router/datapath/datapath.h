@@ -206,10 +206,24 @@ struct rt_wstats {
 	 * handed to a queue's buffer, and of those refused (queue full, or
 	 * no carrier). */
 	uint64_t ctl_tx, ctl_tx_dropped;
+	/* Forwarded packets a port's TX queue refused at first and that
+	 * waited in the worker's backlog for it (txq.c). */
+	uint64_t port_tx_held[RT_MAX_PORTS];
 } __rte_cache_aligned;
 
+/* Behind each of a worker's TX queues, the forwarded packets it refused,
+ * oldest first, to be sent before anything newer (txq.c): a FIFO of
+ * size (a power of two, or 0: none) slots, head and tail counting
+ * packets taken out and put in since the start. Cold: touched only
+ * while the queue refuses. */
+struct rt_txq_backlog {
+	struct rte_mbuf **m;
+	uint32_t size, head, tail;
+};
+
 /* A worker: the fields above st are set before it starts and fixed;
- * rx_port, tx_dropped, nh_used and st are its own to write. */
+ * rx_port, backlogged, tx_dropped, backlog, nh_used and st are its own
+ * to write. */
 struct rt_worker {
 	unsigned int id; /* 0..nb_workers-1: QSBR thread id, queue index */
 	unsigned int lcore;
@@ -217,8 +231,11 @@ struct rt_worker {
 	 * pointers (512 bytes), read only by dp_punt. */
 	struct rte_ring *exc[RT_MAX_PORTS][RT_EXC_CLASSES];
 	const struct nh_dp *nh; /* this worker's nexthop lines */
+	/* Forwarded packets on their way to each port's queue (dp_tx_*, in
+	 * dp_inline.h); what neither the queue nor the backlog behind it
+	 * took, freed (counted as tx_full). */
 	struct rte_eth_dev_tx_buffer *txb[RT_MAX_PORTS];
-	uint64_t tx_dropped[RT_MAX_PORTS]; /* written by the TX buffer callback */
+	uint64_t tx_dropped[RT_MAX_PORTS];
 	/* Worker 0: the control core's packets, apart from forwarded ones
 	 * so that each is counted as what it is. */
 	struct rte_eth_dev_tx_buffer *ctl_txb[RT_MAX_PORTS];
@@ -230,7 +247,12 @@ struct rt_worker {
 	 * when packets share a nexthop. */
 	uint32_t *nh_used;
 	uint16_t rx_port; /* the port of the burst in hand: dp_punt's m->port */
+	/* The bit of each port whose backlog holds packets: every flush
+	 * tests it, so it sits in the padding of a line the worker has in
+	 * cache anyway; the backlogs themselves, cold, come last. */
+	uint32_t backlogged;
 	struct rt_wstats st;
+	struct rt_txq_backlog backlog[RT_MAX_PORTS];
 } __rte_cache_aligned;
 
 struct rt_port {
@@ -318,6 +340,17 @@ static inline const struct rt_wstats *
 rt_dp_worker_stats(const struct rt_dp *dp, unsigned int w)
 {
 	return &dp->worker[w].st;
+}
+
+/* Control core: how many packets worker w's backlog for port holds now
+ * (read while the worker changes it: a gauge, a moment old). */
+static inline uint32_t
+rt_dp_tx_backlog(const struct rt_dp *dp, unsigned int w, uint16_t port)
+{
+	const struct rt_txq_backlog *b = &dp->worker[w].backlog[port];
+	uint32_t head = __atomic_load_n(&b->head, __ATOMIC_RELAXED);
+	uint32_t tail = __atomic_load_n(&b->tail, __ATOMIC_RELAXED);
+	return RTE_MIN(tail - head, b->size); /* head read first: at most a burst over */
 }
 
 /* Control core: the sum of the workers' counters, as `stats` shows them:
@@ -409,6 +442,31 @@ unsigned int rt_exc_ring_shift(unsigned int nb_ports, unsigned int nb_workers,
  * ring per class for each of ports 0..nb_ports-1, their sizes shifted
  * right by shift. @return 0 or a negative errno value. */
 int rt_worker_exc_create(struct rt_worker *w, unsigned int nb_ports, unsigned int shift);
+
+/** The size of each TX queue's backlog for want packets (the tx-backlog
+ * setting): want rounded down to a power of two, halved until all of
+ * them full hold at most a quarter of the pool, nb_mbufs + 1 (a pool is
+ * best 2^n - 1; the exception rings may take half, the RX queues need
+ * the rest); 0 for want 0. */
+unsigned int rt_txq_backlog_size(unsigned int want, unsigned int nb_ports,
+				 unsigned int nb_workers, unsigned int nb_mbufs);
+/** Give worker w's queue on port a backlog of size (from
+ * rt_txq_backlog_size; 0: none, refused packets are dropped), on
+ * socket. @return 0 or -ENOMEM. */
+int rt_txq_backlog_create(struct rt_worker *w, uint16_t port, unsigned int size, int socket);
+/** Worker: n forwarded packets for port that its queue refused, or that
+ * must wait behind packets it refused before: the backlog's first,
+ * oldest first, then these; what the queue does not take joins the
+ * backlog, and what does not fit there is freed and counted in
+ * tx_dropped. The cold half of dp_tx_flush (dp_inline.h). */
+void rt_txq_refused(struct rt_worker *w, uint16_t port, struct rte_mbuf **pkts,
+		    unsigned int n);
+/** Worker: send what port's backlog holds, oldest first, as far as the
+ * queue takes it. */
+void rt_txq_drain(struct rt_worker *w, uint16_t port);
+/** Worker: free what port's backlog holds, unsent (the port lost its
+ * carrier). @return how many. */
+unsigned int rt_txq_discard(struct rt_worker *w, uint16_t port);
 
 /* A whole received burst on port, as the worker runs it: classify by
  * ethertype, validate, look up, act. What bench/ and the tests measure. */

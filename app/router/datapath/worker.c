@@ -13,7 +13,7 @@
 #include <rte_rcu_qsbr.h>
 #include <rte_ring.h>
 
-#include "datapath.h"
+#include "dp_inline.h"
 #include "log.h"
 
 /* What the control core sends (worker 0): into the ports' control
@@ -54,7 +54,7 @@ empty_buffer(struct rte_eth_dev_tx_buffer *b)
 static void
 discard_buffered(struct rt_worker *w, uint16_t port)
 {
-	unsigned int n = empty_buffer(w->txb[port]);
+	unsigned int n = empty_buffer(w->txb[port]) + rt_txq_discard(w, port);
 	w->st.fwd -= n;
 	w->st.port_tx[port] -= n;
 	w->st.drop[RT_DROP_NO_CARRIER] += n;
@@ -78,9 +78,10 @@ drop_received(struct rt_worker *w, uint16_t port, struct rte_mbuf **pkts, uint16
 	w->st.port_drop[port] += n;
 }
 
-/* The end of a round: every buffer out, but to ports without carrier
- * (the round's reading of the mask: one marked since is left alone until
- * the next round, and the control core waits for that round to end). */
+/* The end of a round: every buffer out, and what waits in a backlog as
+ * far as its queue takes it, but to ports without carrier (the round's
+ * reading of the mask: one marked since is left alone until the next
+ * round, and the control core waits for that round to end). */
 static void
 flush(const struct rt_dp *dp, struct rt_worker *w, uint16_t q, uint32_t nocarrier)
 {
@@ -89,7 +90,10 @@ flush(const struct rt_dp *dp, struct rt_worker *w, uint16_t q, uint32_t nocarrie
 			discard_buffered(w, port);
 			continue;
 		}
-		rte_eth_tx_buffer_flush(port, q, w->txb[port]);
+		if (w->txb[port]->length != 0)
+			dp_tx_flush(w, port); /* behind the backlog, if any */
+		else if (unlikely(w->backlogged >> port & 1))
+			rt_txq_drain(w, port);
 		if (w->ctl_txb[port] != NULL)
 			rte_eth_tx_buffer_flush(port, q, w->ctl_txb[port]);
 	}
@@ -147,7 +151,9 @@ rt_worker_main(void *arg)
 			w->st.busy_cycles += now - last;
 		}
 		last = now;
-		if (got != 0 || !dp->idle_backoff) {
+		/* A worker with packets waiting for a queue is not idle: it
+		 * polls the queue as it would a busy port. */
+		if (got != 0 || !dp->idle_backoff || w->backlogged != 0) {
 			idle = 0;
 			continue;
 		}

@@ -52,7 +52,7 @@ run(struct rte_mbuf *m)
 	uint64_t fwd = w->st.fwd, bad = w->st.drop[RT_DROP_CHECKSUM];
 	dp_burst(&r.dp, w, 0, &m, 1);
 	for (uint16_t p = 0; p < r.dp.nb_ports; p++)
-		rte_eth_tx_buffer_flush(p, 0, w->txb[p]);
+		dp_tx_flush(w, p);
 	int forwarded = (int)(w->st.fwd - fwd), dropped = (int)(w->st.drop[RT_DROP_CHECKSUM] - bad);
 	assert_int_equal(forwarded + dropped, 1);
 	return forwarded;

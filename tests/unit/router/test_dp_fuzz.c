@@ -477,7 +477,7 @@ random_frames(void)
 		}
 		dp_burst(&r.dp, w, 0, pkts, burst_n);
 		for (uint16_t p = 0; p < r.dp.nb_ports; p++)
-			rte_eth_tx_buffer_flush(p, 0, w->txb[p]);
+			dp_tx_flush(w, p);
 		punted += drain_exceptions();
 		for (unsigned int i = 0; i < burst_n && failure[0] == 0; i++)
 			if (burst[i].expect && !burst[i].seen)
