@@ -22,6 +22,8 @@
 #                  this share of the rate the device carried unpaced
 #   LAT_LOADS="10 50 90"  latency trials, in % of the zero-loss rate
 #   MEMIF_RSIZE=14 log2 of the memif rings' size, both sides (see below)
+#   DUT_BACKLOG=16384  routerd's tx-backlog: frames held behind a TX queue
+#                  that refuses them, the memif ring's size (0: none)
 #   TESTPMD_BURST=64  testpmd's burst: routerd's RX burst, so that testpmd
 #                  io is not slowed by smaller bursts than routerd's
 #   SMOKE=1        make test's run: one short search, checks it completed

@@ -16,7 +16,8 @@
 : "${TRIAL_S:=10}" "${FINAL_S:=0}" "${LOSS_TOL:=0}" "${RES:=0.01}" "${REPS:=1}" "${LAT_LOADS=10 50 90}"
 
 dut_pid=
-dut_eal=(-l 0,1 --no-pci --file-prefix=ndrd --log-level=lib.eal:error --no-telemetry
+# (telemetry on: ethdev_counts reads the device's port counters through it)
+dut_eal=(-l 0,1 --no-pci --file-prefix=ndrd --log-level=lib.eal:error
 	--force-max-simd-bitwidth=512
 	"--vdev=net_memif0,role=server,socket=$work/m0.sock,socket-abstract=no,mac=02:00:00:00:00:01,rsize=${MEMIF_RSIZE:-14}"
 	"--vdev=net_memif1,role=server,socket=$work/m1.sock,socket-abstract=no,mac=02:00:00:00:00:03,rsize=${MEMIF_RSIZE:-14}")
@@ -42,7 +43,12 @@ dut_start() {
 	testpmd) cmd=(dpdk-testpmd "${dut_eal[@]}" -- --forward-mode=io --nb-cores=1 --auto-start
 		--total-num-mbufs=32768 --stats-period=100 "--burst=${TESTPMD_BURST:-64}") ;;
 	*)
-		memif_start_routerd "$work/dut.log" "$2" "${dut_eal[@]}"
+		# What a queue towards the tester refuses waits in routerd's
+		# backlog (tx-backlog, docs/operations.md), as deep as the memif
+		# ring (DUT_BACKLOG, 16384), with the mbufs it takes.
+		local bl=${DUT_BACKLOG:-16384}
+		ROUTERD_SET="--set tx-backlog=$bl --set mbufs=$((bl * 8 > 8192 ? bl * 8 - 1 : 8191))" \
+			memif_start_routerd "$work/dut.log" "$2" "${dut_eal[@]}"
 		dut_pid=$memif_pid
 		return
 		;;
@@ -77,6 +83,15 @@ dut_drops() {
 			else { print "- - - -"; print "dut_drops: no counters from routerctl" >"/dev/stderr" } }'
 }
 
+# dut_ports: the packets the device received on port0 and sent on
+# port1, "IN OUT", from its ethdev counters (bench/ethdev_counts.py);
+# "- -" without them.
+dut_ports() {
+	local c
+	read -ra c <<<"$(bench/ethdev_counts.py ndrd 0 1 || echo - - - -)"
+	echo "${c[0]} ${c[3]}"
+}
+
 # field LINE NAME: the value after NAME in a result line.
 field() { awk -v k="$2" '{ for (i = 1; i < NF; i++) if ($i == k) { print $(i + 1); exit } }' <<<"$1"; }
 
@@ -100,7 +115,7 @@ ndr_out() { if [ -n "${SMOKE:-}" ]; then echo "$work"; else echo bench/out; fi; 
 
 # The CSV files' header lines. A file from before a column was added is
 # moved aside (FILE.old) rather than given rows its header does not name.
-NDR_HEAD=time,gen,dut,family,size,rep,trial_s,final_s,loss_tol,max_pps,ndr_pps,ndr_l1_gbps,frame_bytes,trials,cycles_per_pkt,mean_burst,max_loss,max_rx_dropped,max_rx_missed,max_rx_nombuf,max_tx_dropped,tester_bound
+NDR_HEAD=time,gen,dut,family,size,rep,trial_s,final_s,loss_tol,max_pps,ndr_pps,ndr_l1_gbps,frame_bytes,trials,cycles_per_pkt,mean_burst,max_loss,max_rx_dropped,max_rx_missed,max_rx_nombuf,max_tx_dropped,tester_bound,max_lost_before,max_lost_in,max_lost_after
 LAT_HEAD=time,gen,dut,family,size,rep,load_pct,rate_pps,lost,lat_min_us,lat_p50_us,lat_p99_us,lat_max_us
 csv_head() { # FILE HEADER
 	if [ -s "$1" ] && [ "$(head -1 "$1")" != "$2" ]; then
@@ -159,14 +174,23 @@ confirm() {
 ndr_search() {
 	local gen=$1 dut=$2 fam=$3 size=$4 rep=$5 max max_loss best='' best_at=0 bytes n=1 out
 	out=$(ndr_out)
-	local c0 c1 cpp=- burst=- d0 d1 drops=-,-,-,-
+	local c0 c1 cpp=- burst=- d0 d1 drops=-,-,-,- p0 p1 where=-,-,-
 	read -ra c0 <<<"$(dut_cycles)"
 	read -ra d0 <<<"$(dut_drops)"
+	read -ra p0 <<<"$(dut_ports)"
 	trial 0 "$TRIAL_S"
 	read -ra c1 <<<"$(dut_cycles)"
 	read -ra d1 <<<"$(dut_drops)"
+	read -ra p1 <<<"$(dut_ports)"
 	# where the unpaced trial's losses went, inside routerd
 	[ "${d0[0]}" = - ] || drops="$((d1[0] - d0[0])),$((d1[1] - d0[1])),$((d1[2] - d0[2])),$((d1[3] - d0[3]))"
+	# and for either device, by its ports' counters: lost before it
+	# received them (sent by the tester, never taken), in it (received,
+	# not sent), after it (sent, never counted by the tester)
+	if [ "${p0[0]}" != - ] && [ "${p1[0]}" != - ]; then
+		local din=$((p1[0] - p0[0])) dout=$((p1[1] - p0[1]))
+		where="$(($(field "$last" offered) - din)),$((din - dout)),$((dout - $(field "$last" received)))"
+	fi
 	# routerd's busy TSC cycles a packet at the tester's full rate, memif
 	# included, and the packets a busy round: the cycles are a packet's
 	# cost only when the bursts are full (the worker saturated); with
@@ -203,10 +227,11 @@ ndr_search() {
 	csv_head "$out/ndr.csv" "$NDR_HEAD"
 	# L1 rate: each frame with its 8-byte preamble and 12-byte gap
 	echo "$stamp,$gen,$dut,$fam,$size,$rep,$TRIAL_S,$FINAL_S,$LOSS_TOL,$max,$ndr,$(awk -v p="$ndr" -v b="$bytes" \
-		'BEGIN { printf "%.3f", p * (b + 20) * 8 / 1e9 }'),$bytes,$n,$cpp,$burst,$max_loss,$drops,$bound" >>"$out/ndr.csv"
+		'BEGIN { printf "%.3f", p * (b + 20) * 8 / 1e9 }'),$bytes,$n,$cpp,$burst,$max_loss,$drops,$bound,$where" >>"$out/ndr.csv"
 	echo "  $dut IPv$fam $size: zero-loss $(awk -v p="$ndr" 'BEGIN { printf "%.3f", p / 1e6 }') Mpps" \
 		"(unpaced $(awk -v p="$max" 'BEGIN { printf "%.3f", p / 1e6 }'), $n trials; $cpp cycles a packet in bursts of $burst;" \
-		"unpaced drops in routerd: rx dropped, missed, nombuf, tx dropped ${drops//,/ })" >&2
+		"unpaced drops in routerd: rx dropped, missed, nombuf, tx dropped ${drops//,/ };" \
+		"lost before, in, after the device ${where//,/ })" >&2
 	csv_head "$out/ndr_lat.csv" "$LAT_HEAD"
 	[ "$ndr" != 0 ] || return 0
 	local l
@@ -298,6 +323,8 @@ ndr_smoke_check() {
 		{ echo "the search found no rate without loss" >&2; exit 1; }
 	awk -F, "$NDR_COLS"'$c["dut"] != "testpmd" && $c["max_tx_dropped"] == "-" { bad = 1 }
 		END { exit bad }' "$work/ndr.csv" || { echo "routerd's drop counters were not read" >&2; exit 1; }
+	awk -F, "$NDR_COLS"'$c["max_lost_in"] == "-" { bad = 1 } END { exit bad }' "$work/ndr.csv" ||
+		{ echo "the device's port counters were not read (telemetry)" >&2; exit 1; }
 	# the final phase ran its longer trials
 	[ "$FINAL_S" = 0 ] || awk -v f="$FINAL_S" '{ for (i = 1; i < NF; i++) if ($i == "seconds" && $(i + 1) >= 0.9 * f) ok = 1 }
 		END { exit !ok }' "$work/trials.log" || { echo "no trial of FINAL_S=$FINAL_S seconds" >&2; exit 1; }

@@ -35,7 +35,7 @@ def cases(rs, *keys):
 
 
 def med(rs, col):
-    vals = [float(r[col]) for r in rs if r[col] not in ("", "-")]
+    vals = [float(r[col]) for r in rs if r.get(col) not in (None, "", "-")]
     return statistics.median(vals) if vals else None
 
 
@@ -59,8 +59,9 @@ def tester_limited(r):
 
 def ndr_table(rs):
     print("| device | family | size | zero-loss Mpps | Gbit/s on the wire | unpaced Mpps "
-          "| lost unpaced | worker's busy cycles a packet, unpaced (packets a round) | each repetition |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+          "| lost unpaced | of which in the device | worker's busy cycles a packet, unpaced (packets a round) "
+          "| each repetition |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     by = cases(rs, "family", "size", "dut")
     for (fam, size, dut), c in sorted(by.items(), key=lambda kv: order(*kv[0])):
         c.sort(key=lambda r: int(r["rep"]))
@@ -72,7 +73,18 @@ def ndr_table(rs):
         bound = ">=" if all(tester_limited(r) for r in c) else ""
         print(f"| {DEVICES[dut]} | IPv{fam} | {size_name(size)} | {bound}{fmt(med(c, 'ndr_pps') / 1e6, 2)} "
               f"| {fmt(med(c, 'ndr_l1_gbps'), 2)} | {fmt(med(c, 'max_pps') / 1e6, 2)} "
-              f"| {'0' if loss == 0 else f'{loss:.1e}'} | {cycles} | {each} |")
+              f"| {'0' if loss == 0 else f'{loss:.1e}'} | {in_device(c)} | {cycles} | {each} |")
+
+
+def in_device(c):
+    """The frames the device itself lost in the unpaced trials (received,
+    never sent, by its port counters) of all they lost, summed over the
+    repetitions; "-" for rows from before those counters were read."""
+    where = [[int(r[k]) for k in ("max_lost_before", "max_lost_in", "max_lost_after")]
+             for r in c if r.get("max_lost_in") not in (None, "", "-")]
+    if not where:
+        return "-"
+    return f"{sum(w[1] for w in where)} of {sum(sum(w) for w in where)} frames"
 
 
 def lat_table(rs):

@@ -10,7 +10,7 @@
 #   PKTGEN=/path/to/pktgen bench/pktgen.sh [BUILD_DIR]
 # pktgen from $PKTGEN, else from PATH; without it, says how to build it
 # and exits 0 ("skipped"). Settings as bench/ndr.sh's (DUTS, FAMILIES,
-# SIZES, TRIAL_S, FINAL_S, LOSS_TOL, RES, REPS, MEMIF_RSIZE); pktgen measures no
+# SIZES, TRIAL_S, FINAL_S, LOSS_TOL, RES, REPS, MEMIF_RSIZE, DUT_BACKLOG); pktgen measures no
 # latency here (bench/ndr.sh's own generator does). pktgen's two lcores
 # share CPU 0, its console and timer threads in the idle class (PKTGEN_AUX,
 # below); the device under test has CPU 1.

@@ -127,8 +127,9 @@ memif_start_routerd() {
 		neigh add 2001:db8:2::2 lladdr 02:00:00:00:00:02 dev port1
 	EOS
 	rm -f "$work/sock"
+	# shellcheck disable=SC2086 # ROUTERD_SET: words of --set KEY=VALUE
 	"$build/app/routerd" "$@" -- --no-control-ports --socket "$work/sock" --startup "$work/startup" \
-		--set idle-backoff=off >"$out" 2>&1 &
+		--set idle-backoff=off ${ROUTERD_SET:-} >"$out" 2>&1 &
 	memif_pid=$!
 	log=$out wait_up "$memif_pid" test -S "$work/sock"
 	awk '{ print "route add " $1 " via " ($1 ~ /:/ ? "2001:db8:2::2" : "198.51.100.2") }' "$table" |
