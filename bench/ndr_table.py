@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The Markdown tables of docs/load-testing.md, from one run's rows.
+"""The Markdown tables of docs/load-testing-results.md, from one run's rows.
 
     bench/ndr_table.py [DIR [GEN [STAMP]]]
     bench/ndr_table.py --by-size DIR GEN STAMP [STAMP...]

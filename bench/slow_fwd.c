@@ -5,7 +5,7 @@
  * --cycles TSC cycles a packet of busy waiting. With those cycles above
  * the testers' own cost a packet, its zero-loss rate is its own and not
  * the tester's, so the two testers (bench/pkt_gen and pktgen-dpdk) can be
- * held against each other on one device (docs/load-testing.md, Goals).
+ * held against each other on one device (docs/load-testing-results.md, Goals).
  *
  *   slow_fwd EAL... -- [--cycles N]      (default 1500)
  * Runs on the EAL's main lcore until SIGINT or SIGTERM.
