@@ -90,9 +90,15 @@ flush(const struct rt_dp *dp, struct rt_worker *w, uint16_t q, uint32_t nocarrie
 			discard_buffered(w, port);
 			continue;
 		}
+		/* A backlog is sent whenever new packets for its port are, and
+		 * otherwise tried every 64th round only: a queue that refused
+		 * everything does not clear in a round, and each call into a
+		 * driver whose peer is going away (memif unmaps its rings from
+		 * another thread before the control core sees the carrier go)
+		 * is a chance to be inside it then. */
 		if (w->txb[port]->length != 0)
 			dp_tx_flush(w, port); /* behind the backlog, if any */
-		else if (unlikely(w->backlogged >> port & 1))
+		else if (unlikely(w->backlogged >> port & 1) && (w->st.rounds & 63) == 0)
 			rt_txq_drain(w, port);
 		if (w->ctl_txb[port] != NULL)
 			rte_eth_tx_buffer_flush(port, q, w->ctl_txb[port]);
