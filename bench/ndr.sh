@@ -21,6 +21,8 @@
 #   RES=0.01       the search stops when its interval is narrower than
 #                  this share of the rate the device carried unpaced
 #   LAT_LOADS="10 50 90"  latency trials, in % of the zero-loss rate
+#   LAT_TRIALS=3   trials at each of those loads: a row gives their median
+#                  p50 and p99 (a single trial's p99 is the host's luck)
 #   MEMIF_RSIZE=14 log2 of the memif rings' size, both sides (see below)
 #   DUT_BACKLOG=16384  routerd's tx-backlog: frames held behind a TX queue
 #                  that refuses them, the memif ring's size (0: none)
@@ -29,18 +31,20 @@
 #   SMOKE=1        make test's run: one short search, checks it completed
 #
 # A search: one unpaced trial gives the rate the device carries when the
-# tester pushes as hard as the memif ring lets it (MAX). If it lost at
-# most LOSS_TOL, the device took all the tester could send: MAX is the
-# result, a lower bound that is the tester's (tester_bound 1). Otherwise
-# a binary search over offered rates in [0, MAX] for the highest at which
+# tester pushes as hard as the memif ring lets it (MAX). The ring holds
+# the tester back while the device is behind, so that trial is no
+# zero-loss trial: MAX is then offered at a constant rate. If that
+# passes, it is the result (a lower bound that is the tester's,
+# tester_bound 1, when the unpaced trial lost nothing either); if not, a
+# binary search over offered rates in [0, MAX] for the highest at which
 # a trial loses at most LOSS_TOL, down to RES x MAX. The zero-loss rate
 # is the offered rate of the best passing trial. With FINAL_S, a final phase
 # offers that rate for FINAL_S; while such a trial loses, it steps down
 # (RES x MAX, doubling each time) until one passes, then bisects up to
 # the last that failed, so the result rests on FINAL_S trials alone
 # (FD.io CSIT's MLRsearch works the same way: short trials to narrow,
-# full-length ones to decide). Then one trial at each of LAT_LOADS of
-# the zero-loss rate for latency. Rows go to bench/out/ndr.csv and
+# full-length ones to decide). Then LAT_TRIALS trials at each of
+# LAT_LOADS of the zero-loss rate for latency. Rows go to bench/out/ndr.csv and
 # bench/out/ndr_lat.csv; the summary lines ("name value") compare routerd
 # with testpmd io, as the median over REPS of each repetition's ratio.
 #
@@ -56,7 +60,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build=$(realpath "${1:-build}")
 if [ -n "${SMOKE:-}" ]; then
-	DUTS=small FAMILIES=4 SIZES=64 TRIAL_S=0.5 FINAL_S=1 RES=0.1 LAT_LOADS=50 REPS=1
+	DUTS=small FAMILIES=4 SIZES=64 TRIAL_S=0.5 FINAL_S=1 RES=0.1 LAT_LOADS=50 LAT_TRIALS=2 REPS=1
 fi
 work=$build/ndr
 mkdir -p "$work" bench/out

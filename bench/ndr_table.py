@@ -11,8 +11,8 @@ routerd's zero-loss rate / testpmd io's, in Mpps, then in Gbit/s on the wire.
 Each figure is the median over the run's repetitions; the zero-loss
 table also lists every repetition's rate, so the spread shows. A rate
 marked ">=" is the tester's: the device lost nothing in the unpaced
-trial, so it took all the tester could send (the median is marked when
-every repetition was).
+trial nor in the paced trial at that trial's rate, so it took all the
+tester could send (the median is marked when every repetition was).
 """
 import csv
 import statistics
@@ -53,7 +53,7 @@ def order(fam, size, dut, load="0"):
 
 
 def tester_limited(r):
-    """The result is the unpaced trial's rate, which lost nothing."""
+    """The device took all the tester sent, unpaced and paced at that rate."""
     return r.get("tester_bound") == "1"
 
 
