@@ -23,12 +23,16 @@
 #   LAT_LOADS="10 50 90"  latency trials, in % of the zero-loss rate
 #   LAT_TRIALS=3   trials at each of those loads: a row gives their median
 #                  p50 and p99 (a single trial's p99 is the host's luck)
+#   LAT_PPS=       latency trials at these packet rates too (above 100;
+#                  the same for every device): "1500000"
 #   MEMIF_RSIZE=14 log2 of the memif rings' size, both sides (see below)
 #   DUT_BACKLOG=16384  routerd's tx-backlog: frames held behind a TX queue
 #                  that refuses them, the memif ring's size (0: none)
 #   TESTPMD_BURST=64  testpmd's burst: routerd's RX burst, so that testpmd
 #                  io is not slowed by smaller bursts than routerd's
 #   SMOKE=1        make test's run: one short search, checks it completed
+#   SEQ="R..."     no search: a trial at each rate R in turn (0: unpaced),
+#                  with each one's latency and routerd's TX backlog after it
 #
 # A search: one unpaced trial gives the rate the device carries when the
 # tester pushes as hard as the memif ring lets it (MAX). The ring holds
@@ -60,7 +64,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build=$(realpath "${1:-build}")
 if [ -n "${SMOKE:-}" ]; then
-	DUTS=small FAMILIES=4 SIZES=64 TRIAL_S=0.5 FINAL_S=1 RES=0.1 LAT_LOADS=50 LAT_TRIALS=2 REPS=1
+	DUTS=small FAMILIES=4 SIZES=64 TRIAL_S=0.5 FINAL_S=1 RES=0.1 LAT_LOADS=50 LAT_TRIALS=2 LAT_PPS=1000000 REPS=1
 fi
 work=$build/ndr
 mkdir -p "$work" bench/out
@@ -113,6 +117,10 @@ tester_trial() {
 trap 'gen_stop; dut_stop; [ -z "${SMOKE:-}" ] || rm -rf "$work"' EXIT
 tester_open() { gen_start "$1"; }
 tester_close() { gen_stop; }
+if [ -n "${SEQ:-}" ]; then
+	ndr_seq
+	exit
+fi
 ndr_run own
 if [ -n "${SMOKE:-}" ]; then
 	# the search ran: its trials accounted for every frame, and it found a rate

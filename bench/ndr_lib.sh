@@ -14,7 +14,7 @@
 # The settings (bench/ndr.sh's header), where the caller has not set them.
 : "${DUTS:=testpmd small full}" "${FAMILIES:=4 6}" "${SIZES:=64 128 256 512 1024 1280 1518 imix}"
 : "${TRIAL_S:=10}" "${FINAL_S:=0}" "${LOSS_TOL:=0}" "${RES:=0.01}" "${REPS:=1}" "${LAT_LOADS=10 50 90}"
-: "${LAT_TRIALS:=3}"
+: "${LAT_TRIALS:=3}" "${LAT_PPS=}"
 
 dut_pid=
 # (telemetry on: ethdev_counts reads the device's port counters through it)
@@ -240,11 +240,15 @@ ndr_search() {
 		"lost before, in, after the device ${where//,/ })" >&2
 	csv_head "$out/ndr_lat.csv" "$LAT_HEAD"
 	[ "$ndr" != 0 ] || return 0
-	local l lines
-	for l in $LAT_LOADS; do
+	# at shares of the device's own zero-loss rate (load_pct, in %), then
+	# at the same packet rates for every device (LAT_PPS: load_pct is the
+	# rate, above 100)
+	local l lines rate
+	for l in $LAT_LOADS $LAT_PPS; do
+		rate=$(awk -v p="$ndr" -v l="$l" 'BEGIN { printf "%.0f", (l > 100 ? l : p * l / 100) }')
 		lines=
 		for _ in $(seq "$LAT_TRIALS"); do
-			trial "$(awk -v p="$ndr" -v l="$l" 'BEGIN { printf "%.0f", p * l / 100 }')" "$TRIAL_S"
+			trial "$rate" "$TRIAL_S"
 			lines+=$last$'\n'
 		done
 		echo "$stamp,$gen,$dut,$fam,$size,$rep,$l,$(printf %s "$lines" | lat_row)" >>"$out/ndr_lat.csv"
@@ -272,11 +276,11 @@ lat_row() {
 	END { printf "%.0f,%d,%.2f,%.2f,%.2f,%.2f,%d,%s\n", med(rate), lost, mn, med(p50), med(p99), mx, n, each }'
 }
 
-# ndr_run GEN: every case of DUTS, FAMILIES and SIZES, REPS times; each
-# device is started once for all its sizes.
-ndr_run() {
+# ndr_cases FN: FN DEVICE FAMILY SIZE REP for every case of DUTS,
+# FAMILIES and SIZES, REPS times; each device is started once for all
+# its sizes, with the tester open on its table.
+ndr_cases() {
 	local rep f d s table
-	stamp=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 	for rep in $(seq "$REPS"); do
 		for f in $FAMILIES; do
 			for d in $DUTS; do
@@ -285,15 +289,46 @@ ndr_run() {
 				dut_start "$d" "$table"
 				tester_open "$table"
 				for s in $SIZES; do
-					echo "rep $rep/$REPS: $1, $d IPv$f $s bytes" >&2
 					tester_size "$s"
-					ndr_search "$1" "$d" "$f" "$s" "$rep"
+					"$1" "$d" "$f" "$s" "$rep"
 				done
 				tester_close
 				dut_stop
 			done
 		done
 	done
+}
+
+# ndr_run GEN: the search and latency trials of every case.
+ndr_run() {
+	stamp=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+	gen=$1
+	ndr_cases search_case
+}
+search_case() { # DEVICE FAMILY SIZE REP
+	echo "rep $4/$REPS: $gen, $1 IPv$2 $3 bytes" >&2
+	ndr_search "$gen" "$@"
+}
+
+# ndr_seq: no search; for each case, one trial at each rate of SEQ in
+# turn (0: unpaced), each line saying its p50 and p99 and routerd's TX
+# backlog counters after it: to see what a sequence of trials leaves
+# behind (the latency after the search, say).
+ndr_seq() { ndr_cases seq_case; }
+seq_case() { # DEVICE FAMILY SIZE REP
+	local r
+	for r in $SEQ; do
+		trial "$r" "$TRIAL_S"
+		echo "seq $1 IPv$2 $3 rate $(field "$last" rate_pps) lost $(($(field "$last" offered) -
+			$(field "$last" received))) p50_us $(field "$last" lat_p50_ns | awk '{ print $1 / 1000 }')" \
+			"p99_us $(field "$last" lat_p99_ns | awk '{ print $1 / 1000 }')" "$(dut_backlog)"
+	done
+}
+
+# dut_backlog: routerd's tx_held and tx_backlog counters, as "KEY=VALUE..."
+dut_backlog() {
+	grep -q "^routerd" "$work/dut.log" || return 0
+	"$build/app/routerctl" -S "$work/sock" stats | awk '$2 ~ /\.tx_(held|backlog)$/ { printf "%s=%s ", $2, $3 }'
 }
 
 # The CSV files' columns are read by their names in the header line

@@ -22,7 +22,7 @@ awk -F, -v t="$stamp" -v g="$gen" "$cols"' {
 	d = $c["dut"]; f = $c["family"]; s = $c["size"]
 	v[d FS f FS s] = d " " f " " (s == "imix" ? 362 : s) " " $c["ndr_pps"] / 1e6 " " $c["ndr_l1_gbps"] }
 	END { for (k in v) print v[k] }' "$rows/ndr.csv" | sort -k1,1 -k2,2n -k3,3n >"$dir/ndr.dat"
-awk -F, -v t="$stamp" -v g="$gen" "$cols"' {
+awk -F, -v t="$stamp" -v g="$gen" "$cols"' && $c["load_pct"] <= 100 {
 	d = $c["dut"]; f = $c["family"]; s = $c["size"]; l = $c["load_pct"]
 	v[d FS f FS s FS l] = d " " f " " s " " l " " $c["lat_p50_us"] " " $c["lat_p99_us"] }
 	END { for (k in v) print v[k] }' "$rows/ndr_lat.csv" | sort -k1,1 -k2,2n -k3,3 -k4,4n >"$dir/lat.dat"

@@ -48,7 +48,8 @@ def size_name(s):
 
 
 def order(fam, size, dut, load="0"):
-    """Sizes in order (IMIX last), then the families, devices and loads."""
+    """Sizes in order (IMIX last), then the families, devices and loads
+    (shares of the zero-loss rate in %, then set rates: above 100)."""
     return (size == "imix", 0 if size == "imix" else int(size), fam, list(DEVICES).index(dut), int(load))
 
 
@@ -88,15 +89,30 @@ def in_device(c):
 
 
 def lat_table(rs):
-    print("| device | family | size | load | min | p50 | p99 | max |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    """Medians over the repetitions of each row's figures (themselves
+    medians over its trials, bench/ndr_lib.sh); the last column lists
+    every trial's p99, the repetitions apart by '/', where the rows keep
+    them."""
+    each = any(r.get("lat_p99_each_us") for r in rs)
+    print("| device | family | size | load | min | p50 | p99 | max |" + (" p99 of each trial |" if each else ""))
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |" + (" --- |" if each else ""))
     by = cases(rs, "family", "size", "dut", "load_pct")
     for (fam, size, dut, load), c in sorted(by.items(), key=lambda kv: order(*kv[0])):
+        c.sort(key=lambda r: int(r["rep"]))
         vals = []
         for col in ("lat_min_us", "lat_p50_us", "lat_p99_us", "lat_max_us"):
             v = med(c, col)
-            vals.append(fmt(v, 1 if v is not None and v < 1000 else 0))
-        print(f"| {DEVICES[dut]} | IPv{fam} | {size_name(size)} | {load}% | " + " | ".join(vals) + " |")
+            vals.append(us(v))
+        if each:
+            vals.append(" / ".join(" ".join(us(float(x)) for x in (r.get("lat_p99_each_us") or "").split()) or "-"
+                                   for r in c))
+        load = f"{load}%" if int(load) <= 100 else f"{int(load) / 1e6:.2f} Mpps"
+        print(f"| {DEVICES[dut]} | IPv{fam} | {size_name(size)} | {load} | " + " | ".join(vals) + " |")
+
+
+def us(v):
+    """Microseconds, with a decimal below a millisecond."""
+    return fmt(v, 1 if v is not None and v < 1000 else 0)
 
 
 def by_size_table(rs):
