@@ -94,7 +94,10 @@ dut_ports() {
 }
 
 # field LINE NAME: the value after NAME in a result line.
-field() { awk -v k="$2" '{ for (i = 1; i < NF; i++) if ($i == k) { print $(i + 1); exit } }' <<<"$1"; }
+# With several lines, the value in each, a line each.
+field() { awk -v k="$2" '{ for (i = 1; i < NF; i++) if ($i == k) { print $(i + 1); next } }' <<<"$1"; }
+# us: nanoseconds a line (stdin) as microseconds.
+us() { awk '{ printf "%.2f\n", $1 / 1000 }'; }
 
 # passes LINE: the trial lost at most LOSS_TOL of what it offered.
 passes() {
@@ -239,46 +242,44 @@ ndr_search() {
 		"unpaced drops in routerd: rx dropped, missed, nombuf, tx dropped ${drops//,/ };" \
 		"lost before, in, after the device ${where//,/ })" >&2
 	csv_head "$out/ndr_lat.csv" "$LAT_HEAD"
-	[ "$ndr" != 0 ] || return 0
-	# at shares of the device's own zero-loss rate (load_pct, in %), then
-	# at the same packet rates for every device (LAT_PPS: load_pct is the
-	# rate, above 100)
+	[ "$ndr" = 0 ] || ndr_latency "$ndr" "$gen,$dut,$fam,$size,$rep" >>"$out/ndr_lat.csv"
+}
+
+# ndr_latency NDR CASE: LAT_TRIALS trials at each of LAT_LOADS of the
+# zero-loss rate NDR (load_pct, in %), then at each of the packet rates
+# LAT_PPS, the same for every device (load_pct is the rate, above 100);
+# a row of ndr_lat.csv for each, CASE its gen to rep columns.
+ndr_latency() {
 	local l lines rate
 	for l in $LAT_LOADS $LAT_PPS; do
-		rate=$(awk -v p="$ndr" -v l="$l" 'BEGIN { printf "%.0f", (l > 100 ? l : p * l / 100) }')
+		rate=$(awk -v p="$1" -v l="$l" 'BEGIN { printf "%.0f", (l > 100 ? l : p * l / 100) }')
 		lines=
 		for _ in $(seq "$LAT_TRIALS"); do
 			trial "$rate" "$TRIAL_S"
 			lines+=$last$'\n'
 		done
-		echo "$stamp,$gen,$dut,$fam,$size,$rep,$l,$(printf %s "$lines" | lat_row)" >>"$out/ndr_lat.csv"
+		echo "$stamp,$2,$l,$(lat_row "$lines")"
 	done
 }
 
-# lat_row: from the result lines of one load's LAT_TRIALS trials (stdin),
-# its columns from rate_pps on: the rate offered and the p50 and p99 as
+# lat_row LINES: from the result lines of one load's trials, its
+# columns from rate_pps on: the rate offered and the p50 and p99 as
 # medians over the trials, the frames lost summed, min the least and max
 # the most, then the number of trials and each trial's p99 (in µs). A
 # trial's p99 is set by the host's few longest stalls of either CPU in
 # it, which vary tenfold from one trial to the next (load-testing.md);
 # the median of several is the figure that repeats.
 lat_row() {
-	awk '{ for (i = 1; i < NF; i++) v[$i] = $(i + 1)
-		n++; rate[n] = v["rate_pps"]; lost += v["offered"] - v["received"]
-		p50[n] = v["lat_p50_ns"] / 1000; p99[n] = v["lat_p99_ns"] / 1000
-		mn = (n == 1 || v["lat_min_ns"] / 1000 < mn) ? v["lat_min_ns"] / 1000 : mn
-		mx = (n == 1 || v["lat_max_ns"] / 1000 > mx) ? v["lat_max_ns"] / 1000 : mx
-		each = each (n > 1 ? " " : "") sprintf("%.2f", p99[n]) }
-	function med(a,   i, j, t, b) {
-		for (i = 1; i <= n; i++) b[i] = a[i]
-		for (i = 2; i <= n; i++) for (j = i; j > 1 && b[j - 1] > b[j]; j--) { t = b[j]; b[j] = b[j - 1]; b[j - 1] = t }
-		return n % 2 ? b[(n + 1) / 2] : (b[n / 2] + b[n / 2 + 1]) / 2 }
-	END { printf "%.0f,%d,%.2f,%.2f,%.2f,%.2f,%d,%s\n", med(rate), lost, mn, med(p50), med(p99), mx, n, each }'
+	printf '%.0f,%d,%s,%s,%s,%s,%d,%s\n' "$(field "$1" rate_pps | median)" \
+		"$(paste <(field "$1" offered) <(field "$1" received) | awk '{ s += $1 - $2 } END { print s }')" \
+		"$(field "$1" lat_min_ns | sort -g | head -1 | us)" "$(field "$1" lat_p50_ns | us | median)" \
+		"$(field "$1" lat_p99_ns | us | median)" "$(field "$1" lat_max_ns | sort -g | tail -1 | us)" \
+		"$(field "$1" rate_pps | wc -l)" "$(field "$1" lat_p99_ns | us | paste -sd ' ')"
 }
 
-# ndr_cases FN: FN DEVICE FAMILY SIZE REP for every case of DUTS,
-# FAMILIES and SIZES, REPS times; each device is started once for all
-# its sizes, with the tester open on its table.
+# ndr_cases FN [ARG...]: FN ARG... DEVICE FAMILY SIZE REP for every case
+# of DUTS, FAMILIES and SIZES, REPS times; each device is started once
+# for all its sizes, with the tester open on its table.
 ndr_cases() {
 	local rep f d s table
 	for rep in $(seq "$REPS"); do
@@ -290,7 +291,7 @@ ndr_cases() {
 				tester_open "$table"
 				for s in $SIZES; do
 					tester_size "$s"
-					"$1" "$d" "$f" "$s" "$rep"
+					"$@" "$d" "$f" "$s" "$rep"
 				done
 				tester_close
 				dut_stop
@@ -302,12 +303,11 @@ ndr_cases() {
 # ndr_run GEN: the search and latency trials of every case.
 ndr_run() {
 	stamp=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-	gen=$1
-	ndr_cases search_case
+	ndr_cases search_case "$1"
 }
-search_case() { # DEVICE FAMILY SIZE REP
-	echo "rep $4/$REPS: $gen, $1 IPv$2 $3 bytes" >&2
-	ndr_search "$gen" "$@"
+search_case() { # GEN DEVICE FAMILY SIZE REP
+	echo "rep $5/$REPS: $1, $2 IPv$3 $4 bytes" >&2
+	ndr_search "$@"
 }
 
 # ndr_seq: no search; for each case, one trial at each rate of SEQ in
@@ -320,8 +320,8 @@ seq_case() { # DEVICE FAMILY SIZE REP
 	for r in $SEQ; do
 		trial "$r" "$TRIAL_S"
 		echo "seq $1 IPv$2 $3 rate $(field "$last" rate_pps) lost $(($(field "$last" offered) -
-			$(field "$last" received))) p50_us $(field "$last" lat_p50_ns | awk '{ print $1 / 1000 }')" \
-			"p99_us $(field "$last" lat_p99_ns | awk '{ print $1 / 1000 }')" "$(dut_backlog)"
+			$(field "$last" received))) p50_us $(field "$last" lat_p50_ns | us)" \
+			"p99_us $(field "$last" lat_p99_ns | us)" "$(dut_backlog)"
 	done
 }
 
