@@ -120,7 +120,7 @@ ndr_out() { if [ -n "${SMOKE:-}" ]; then echo "$work"; else echo bench/out; fi; 
 # The CSV files' header lines. A file from before a column was added is
 # moved aside (FILE.old) rather than given rows its header does not name.
 NDR_HEAD=time,gen,dut,family,size,rep,trial_s,final_s,loss_tol,max_pps,ndr_pps,ndr_l1_gbps,frame_bytes,trials,cycles_per_pkt,mean_burst,max_loss,max_rx_dropped,max_rx_missed,max_rx_nombuf,max_tx_dropped,tester_bound,max_lost_before,max_lost_in,max_lost_after
-LAT_HEAD=time,gen,dut,family,size,rep,load_pct,rate_pps,lost,lat_min_us,lat_p50_us,lat_p99_us,lat_max_us,lat_trials,lat_p99_each_us
+LAT_HEAD=time,gen,dut,family,size,rep,load_pct,rate_pps,lost,lat_min_us,lat_p50_us,lat_p99_us,lat_max_us,lat_trials,lat_p99_each_us,tester_away_ms_each
 csv_head() { # FILE HEADER
 	if [ -s "$1" ] && [ "$(head -1 "$1")" != "$2" ]; then
 		mv "$1" "$1.old"
@@ -265,16 +265,20 @@ ndr_latency() {
 # lat_row LINES: from the result lines of one load's trials, its
 # columns from rate_pps on: the rate offered and the p50 and p99 as
 # medians over the trials, the frames lost summed, min the least and max
-# the most, then the number of trials and each trial's p99 (in µs). A
-# trial's p99 is set by the host's few longest stalls of either CPU in
-# it, which vary tenfold from one trial to the next (load-testing.md);
-# the median of several is the figure that repeats.
+# the most, then the number of trials, each trial's p99 (in µs) and the
+# time the tester's loop was away from its CPU in each (ms). A trial's
+# p99 is set by the few longest stalls of either CPU in it: 1% of its
+# frames is 100 ms of a 10-second trial, so a tester away for longer
+# than that (another program on its CPU) makes the p99 the tester's
+# (load-testing.md); the median of several trials is the figure that
+# repeats.
 lat_row() {
-	printf '%.0f,%d,%s,%s,%s,%s,%d,%s\n' "$(field "$1" rate_pps | median)" \
+	printf '%.0f,%d,%s,%s,%s,%s,%d,%s,%s\n' "$(field "$1" rate_pps | median)" \
 		"$(paste <(field "$1" offered) <(field "$1" received) | awk '{ s += $1 - $2 } END { print s }')" \
 		"$(field "$1" lat_min_ns | sort -g | head -1 | us)" "$(field "$1" lat_p50_ns | us | median)" \
 		"$(field "$1" lat_p99_ns | us | median)" "$(field "$1" lat_max_ns | sort -g | tail -1 | us)" \
-		"$(field "$1" rate_pps | wc -l)" "$(field "$1" lat_p99_ns | us | paste -sd ' ')"
+		"$(field "$1" rate_pps | wc -l)" "$(field "$1" lat_p99_ns | us | paste -sd ' ')" \
+		"$(field "$1" away_us | awk '{ printf "%.1f\n", $1 / 1000 }' | paste -sd ' ')"
 }
 
 # ndr_cases FN [ARG...]: FN ARG... DEVICE FAMILY SIZE REP for every case
@@ -321,7 +325,8 @@ seq_case() { # DEVICE FAMILY SIZE REP
 		trial "$r" "$TRIAL_S"
 		echo "seq $1 IPv$2 $3 rate $(field "$last" rate_pps) lost $(($(field "$last" offered) -
 			$(field "$last" received))) p50_us $(field "$last" lat_p50_ns | us)" \
-			"p99_us $(field "$last" lat_p99_ns | us)" "$(dut_backlog)"
+			"p99_us $(field "$last" lat_p99_ns | us) tester_away_us $(field "$last" away_us)" \
+			"away_max_us $(field "$last" away_max_us)" "$(dut_backlog)"
 	done
 }
 
@@ -374,7 +379,7 @@ ndr_summary() {
 	fi
 }
 
-# ndr_smoke_check: every trial accounted for its frames (none received
+# ndr_smoke_check GEN: every trial accounted for its frames (none received
 # that was not offered), the search found a rate above zero, routerd's
 # drop counters were read, and the final phase's trials were as long as
 # FINAL_S.
@@ -394,9 +399,15 @@ ndr_smoke_check() {
 		{ echo "a load's latency row does not hold its $LAT_TRIALS trials" >&2; exit 1; }
 	awk '$1 == "result" { for (i = 1; i < NF; i++) if ($i == "lat_n" && $(i + 1) == 0) bad = 1 }
 		END { exit bad }' "$work/trials.log" || { echo "a trial timed no frame" >&2; exit 1; }
+	# a tester that offers refused frames again sent all it offered
+	[ -z "${TESTER_RETRIES:-}" ] || awk '{ for (i = 1; i < NF; i++) v[$i] = $(i + 1)
+		if (v["sent"] != v["offered"]) { print "refused frames not sent again: " $0; bad = 1 } }
+		END { exit bad }' "$work/trials.log"
+	awk '$1 == "result" && !/ away_us [0-9]+ away_max_us [0-9]+/ { bad = 1 } END { exit bad }' \
+		"$work/trials.log" || { echo "a trial did not say how long the tester was away" >&2; exit 1; }
 	# the final phase ran its longer trials
 	[ "$FINAL_S" = 0 ] || awk -v f="$FINAL_S" '{ for (i = 1; i < NF; i++) if ($i == "seconds" && $(i + 1) >= 0.9 * f) ok = 1 }
 		END { exit !ok }' "$work/trials.log" || { echo "no trial of FINAL_S=$FINAL_S seconds" >&2; exit 1; }
 	# and the docs' tables can be printed from its rows
-	python3 bench/ndr_table.py "$work" own
+	python3 bench/ndr_table.py "$work" "$1"
 }

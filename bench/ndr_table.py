@@ -90,12 +90,14 @@ def in_device(c):
 
 def lat_table(rs):
     """Medians over the repetitions of each row's figures (themselves
-    medians over its trials, bench/ndr_lib.sh); the last column lists
-    every trial's p99, the repetitions apart by '/', where the rows keep
-    them."""
+    medians over its trials, bench/ndr_lib.sh); the last columns list
+    every trial's p99 and the time the tester was away from its CPU in
+    it, the repetitions apart by '/', where the rows keep them."""
     each = any(r.get("lat_p99_each_us") for r in rs)
-    print("| device | family | size | load | min | p50 | p99 | max |" + (" p99 of each trial |" if each else ""))
-    print("| --- | --- | --- | --- | --- | --- | --- | --- |" + (" --- |" if each else ""))
+    away = any(r.get("tester_away_ms_each") for r in rs)
+    print("| device | family | size | load | min | p50 | p99 | max |" + (" p99 of each trial |" if each else "")
+          + (" tester away, ms |" if away else ""))
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |" + (" --- |" if each else "") + (" --- |" if away else ""))
     by = cases(rs, "family", "size", "dut", "load_pct")
     for (fam, size, dut, load), c in sorted(by.items(), key=lambda kv: order(*kv[0])):
         c.sort(key=lambda r: int(r["rep"]))
@@ -106,6 +108,8 @@ def lat_table(rs):
         if each:
             vals.append(" / ".join(" ".join(us(float(x)) for x in (r.get("lat_p99_each_us") or "").split()) or "-"
                                    for r in c))
+        if away:
+            vals.append(" / ".join(r.get("tester_away_ms_each") or "-" for r in c))
         load = f"{load}%" if int(load) <= 100 else f"{int(load) / 1e6:.2f} Mpps"
         print(f"| {DEVICES[dut]} | IPv{fam} | {size_name(size)} | {load} | " + " | ".join(vals) + " |")
 

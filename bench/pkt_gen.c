@@ -12,7 +12,7 @@
  *     packets a second it sent, every second and overall. Whatever comes
  *     back is received and freed, so a peer is never held up by it.
  *
- *   pkt_gen [EAL: two ports] -- --commands --table FILE --dmac MAC ...
+ *   pkt_gen [EAL: two ports] -- --commands --table FILE --dmac MAC [--retry] ...
  *     the tester of an RFC 2544 trial (bench/ndr.sh): sends on the first
  *     port, receives what the device under test forwards on the second,
  *     and takes commands on stdin, one a line:
@@ -73,6 +73,7 @@
  * frames, seconds at any rate, before a number comes back. */
 #define SEQ_MASK 0xfffffu
 #define IMIX_SIZE 0 /* --size imix */
+#define AWAY_US 50  /* a round of the trial's loop takes a few µs */
 
 static volatile int stop;
 
@@ -99,6 +100,9 @@ struct gen {
 	uint32_t seq;        /* the last burst's number (IPv6) */
 	uint64_t *burst_tsc; /* by burst number: its TSC at sending (IPv6) */
 	uint64_t trial_t0;   /* the TSC the trial started at */
+	bool retry;          /* --retry: offer refused frames again */
+	uint16_t n_pend;     /* frames of pend to offer (again) */
+	struct rte_mbuf *pend[BURST];
 };
 
 /* The mix's frame I: seven of 64 bytes, four of 594, one of 1518,
@@ -135,13 +139,12 @@ build_templates(struct gen *g)
 	g->next = 0;
 }
 
-/* Send the next burst; returns how many the port took. Tags carry TSC. */
-static uint16_t
-send_burst(struct gen *g, uint64_t *bytes)
+/* Stamp N frames with the TSC now: the tag, or (a 64-byte IPv6 frame)
+ * the number of a burst whose TSC is kept. Done again when a refused
+ * frame is offered again, so that its latency is the device's. */
+static void
+stamp(struct gen *g, struct rte_mbuf **b, uint16_t n)
 {
-	struct rte_mbuf *b[BURST];
-	if (rte_pktmbuf_alloc_bulk(g->mp, b, BURST) != 0)
-		bench_die("mbufs in flight", -ENOMEM);
 	uint64_t now = rte_rdtsc();
 	uint32_t tag = TAG_MAGIC | (g->trial & 0xffff);
 	uint32_t seq = 0;
@@ -149,13 +152,9 @@ send_burst(struct gen *g, uint64_t *bytes)
 		seq = g->seq = g->seq % SEQ_MASK + 1;
 		g->burst_tsc[seq] = now;
 	}
-	for (int k = 0; k < BURST; k++) {
-		const struct rte_mbuf *t = g->tpl[g->next + (uint32_t)k];
+	for (uint16_t k = 0; k < n; k++) {
 		uint8_t *d = rte_pktmbuf_mtod(b[k], uint8_t *);
-		rte_memcpy(d, rte_pktmbuf_mtod(t, const void *), t->data_len);
-		b[k]->data_len = t->data_len;
-		b[k]->pkt_len = t->pkt_len;
-		if (t->data_len >= g->tag_off + TAG_LEN) {
+		if (b[k]->data_len >= g->tag_off + TAG_LEN) {
 			memcpy(d + g->tag_off, &tag, 4);
 			memcpy(d + g->tag_off + 4, &now, 8);
 		} else if (seq != 0) { /* the flow label: bytes 1-3, low 20 bits */
@@ -164,12 +163,52 @@ send_burst(struct gen *g, uint64_t *bytes)
 			d[17] = (uint8_t)seq;
 		}
 	}
-	uint16_t n = rte_eth_tx_burst(g->tx_port, 0, b, BURST);
+}
+
+/* Offer a burst: the frames the port refused last time (with --retry),
+ * or the next BURST. Returns how many the port took. Without --retry
+ * what it refuses is freed; with it, it is offered again next time, as
+ * pktgen-dpdk does (its TX buffer's error callback keeps them). */
+static uint16_t
+send_burst(struct gen *g, uint64_t *bytes)
+{
+	struct rte_mbuf **b = g->pend;
+	if (g->n_pend == 0) {
+		if (rte_pktmbuf_alloc_bulk(g->mp, b, BURST) != 0)
+			bench_die("mbufs in flight", -ENOMEM);
+		for (int k = 0; k < BURST; k++) {
+			const struct rte_mbuf *t = g->tpl[g->next + (uint32_t)k];
+			rte_memcpy(rte_pktmbuf_mtod(b[k], void *), rte_pktmbuf_mtod(t, const void *),
+				   t->data_len);
+			b[k]->data_len = t->data_len;
+			b[k]->pkt_len = t->pkt_len;
+		}
+		g->n_pend = BURST;
+		g->next = g->next + BURST + BURST > g->n_tpl ? 0 : g->next + BURST;
+	}
+	stamp(g, b, g->n_pend);
+	uint16_t n = rte_eth_tx_burst(g->tx_port, 0, b, g->n_pend);
 	for (uint16_t k = 0; k < n; k++)
 		*bytes += b[k]->pkt_len + RTE_ETHER_CRC_LEN;
-	if (n < BURST)
-		rte_pktmbuf_free_bulk(&b[n], BURST - n);
-	g->next = g->next + BURST + BURST > g->n_tpl ? 0 : g->next + BURST;
+	uint16_t left = (uint16_t)(g->n_pend - n);
+	if (left > 0 && g->retry) {
+		memmove(b, b + n, left * sizeof(b[0]));
+	} else if (left > 0) {
+		rte_pktmbuf_free_bulk(b + n, left);
+		left = 0;
+	}
+	g->n_pend = left;
+	return n;
+}
+
+/* Free what is still waiting to be offered again; returns how many. */
+static uint16_t
+drop_pending(struct gen *g)
+{
+	uint16_t n = g->n_pend;
+	if (n > 0)
+		rte_pktmbuf_free_bulk(g->pend, n);
+	g->n_pend = 0;
 	return n;
 }
 
@@ -211,7 +250,10 @@ receive(struct gen *g)
  * receive until 50 ms pass with nothing (a second at most), and print
  * the counts and the latency. A frame the port refused counts as offered
  * and lost at a set rate: on a wire it would have been dropped at the
- * receiver's full RX ring, which is what memif's full ring stands for. */
+ * receiver's full RX ring, which is what memif's full ring stands for.
+ * With --retry it is offered again (receiving in between), pktgen-dpdk's
+ * way over memif: the ring then throttles the tester and only the
+ * device's own drops count as lost. */
 static void
 trial(struct gen *g, double rate, double seconds)
 {
@@ -223,16 +265,30 @@ trial(struct gen *g, double rate, double seconds)
 	uint64_t t0 = rte_rdtsc(), end = t0 + (uint64_t)(seconds * (double)g->hz);
 	g->trial_t0 = t0;
 	double cycles_per_pkt = rate > 0 ? (double)g->hz / rate : 0;
-	uint64_t now = t0;
+	/* Time the loop was away (more than AWAY_US between two rounds):
+	 * the tester's CPU taken from it, which delays what it sends and
+	 * what it receives alike, so that the trial's latency is not only
+	 * the device's. */
+	uint64_t now = t0, prev = t0, away = 0, away_max = 0, away_min = g->hz / 1000000 * AWAY_US;
 	while (now < end && !stop) {
 		received += receive(g);
 		now = rte_rdtsc();
-		if (rate > 0 && now < t0 + (uint64_t)((double)offered * cycles_per_pkt))
+		if (now - prev > away_min) {
+			away += now - prev;
+			away_max = RTE_MAX(away_max, now - prev);
+		}
+		prev = now;
+		bool fresh = g->n_pend == 0;
+		if (fresh && rate > 0 && now < t0 + (uint64_t)((double)offered * cycles_per_pkt))
 			continue;
 		uint16_t n = send_burst(g, &bytes);
 		sent += n;
-		offered += rate > 0 ? BURST : n;
+		offered += rate == 0 ? n : fresh ? BURST : 0;
 	}
+	/* frames refused to the end (--retry) were never taken: not offered */
+	uint16_t left = drop_pending(g);
+	if (rate > 0)
+		offered -= left;
 	double secs = (double)(now - t0) / (double)g->hz;
 	uint64_t quiet = now, limit = now + g->hz;
 	while ((now = rte_rdtsc()) < limit && now - quiet < g->hz / 20) {
@@ -243,13 +299,14 @@ trial(struct gen *g, double rate, double seconds)
 	}
 	printf("result rate_pps %.0f offered %llu sent %llu received %llu seconds %.3f "
 	       "frame_bytes %.1f lat_n %llu lat_min_ns %llu lat_p50_ns %llu lat_p99_ns %llu "
-	       "lat_max_ns %llu\n",
+	       "lat_max_ns %llu away_us %llu away_max_us %llu\n",
 	       (double)offered / secs, (unsigned long long)offered, (unsigned long long)sent,
 	       (unsigned long long)received, secs, sent ? (double)bytes / (double)sent : 0.0,
 	       (unsigned long long)g->hist.n, (unsigned long long)(g->hist.n ? g->hist.min_ns : 0),
 	       (unsigned long long)lat_hist_quantile(&g->hist, 0.5),
 	       (unsigned long long)lat_hist_quantile(&g->hist, 0.99),
-	       (unsigned long long)g->hist.max_ns);
+	       (unsigned long long)g->hist.max_ns, (unsigned long long)(away * 1000000 / g->hz),
+	       (unsigned long long)(away_max * 1000000 / g->hz));
 	fflush(stdout);
 }
 
@@ -345,6 +402,7 @@ stream(struct gen *g, double seconds, double rate)
 			break;
 	}
 	double secs = (double)(rte_rdtsc() - t0) / (double)hz;
+	drop_pending(g);
 	printf("sent %llu packets in %.2f s: %.3f Mpps\n", (unsigned long long)sent, secs,
 	       (double)sent / secs / 1e6);
 	printf("received %llu packets\n", (unsigned long long)received);
@@ -370,6 +428,7 @@ parse_args(int argc, char **argv, struct gen *g, struct args *a)
 					     {"commands", no_argument, NULL, 'c'},
 					     {"pcap", required_argument, NULL, 'p'},
 					     {"sources", required_argument, NULL, 'n'},
+					     {"retry", no_argument, NULL, 'y'},
 					     {NULL, 0, NULL, 0}};
 	int c;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -403,6 +462,9 @@ parse_args(int argc, char **argv, struct gen *g, struct args *a)
 			break;
 		case 'n':
 			g->n_src = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
+		case 'y':
+			g->retry = true;
 			break;
 		default:
 			bench_die("unknown option", -EINVAL);
