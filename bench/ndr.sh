@@ -33,10 +33,6 @@
 #   SMOKE=1        make test's run: one short search, checks it completed
 #   SEQ="R..."     no search: a trial at each rate R in turn (0: unpaced),
 #                  with each one's latency and routerd's TX backlog after it
-#   TESTER_RESUME=1  back from time away from its CPU, the tester goes on
-#                  at the set rate (pkt_gen --resume) rather than sending
-#                  the frames it owes back to back; those are not offered
-#                  (skipped in the trial's line)
 #   TESTER_RETRIES=1  the tester offers again what the memif ring refuses
 #                  (pkt_gen --retry), as pktgen-dpdk does, rather than
 #                  counting it lost: rows of gen "own-retry", to hold the
@@ -94,8 +90,7 @@ gen_start() {
 	coproc GEN { "$build/bench/pkt_gen" -l 0 --no-pci --file-prefix=ndrg --log-level=lib.eal:error \
 		--no-telemetry "--vdev=net_memif0,role=client,socket=$work/m0.sock,socket-abstract=no,rsize=${MEMIF_RSIZE:-14}" \
 		"--vdev=net_memif1,role=client,socket=$work/m1.sock,socket-abstract=no,rsize=${MEMIF_RSIZE:-14}" -- --commands \
-		--table "$1" --dmac 02:00:00:00:00:01 ${TESTER_RETRIES:+--retry} \
-		${TESTER_RESUME:+--resume} 2>"$work/gen.err"; }
+		--table "$1" --dmac 02:00:00:00:00:01 ${TESTER_RETRIES:+--retry} 2>"$work/gen.err"; }
 	gen_pid=$GEN_PID
 	local line
 	read -r -t 30 line <&"${GEN[0]}" || true

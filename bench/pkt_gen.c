@@ -12,8 +12,7 @@
  *     packets a second it sent, every second and overall. Whatever comes
  *     back is received and freed, so a peer is never held up by it.
  *
- *   pkt_gen [EAL: two ports] -- --commands --table FILE --dmac MAC [--retry]
- *           [--resume] ...
+ *   pkt_gen [EAL: two ports] -- --commands --table FILE --dmac MAC [--retry] ...
  *     the tester of an RFC 2544 trial (bench/ndr.sh): sends on the first
  *     port, receives what the device under test forwards on the second,
  *     and takes commands on stdin, one a line:
@@ -102,7 +101,6 @@ struct gen {
 	uint64_t *burst_tsc; /* by burst number: its TSC at sending (IPv6) */
 	uint64_t trial_t0;   /* the TSC the trial started at */
 	bool retry;          /* --retry: offer refused frames again */
-	bool resume;         /* --resume: no catching up after away */
 	uint16_t n_pend;     /* frames of pend to offer (again) */
 	struct rte_mbuf *pend[BURST];
 };
@@ -272,12 +270,6 @@ trial(struct gen *g, double rate, double seconds)
 	 * what it receives alike, so that the trial's latency is not only
 	 * the device's. */
 	uint64_t now = t0, prev = t0, away = 0, away_max = 0, away_min = g->hz / 1000000 * AWAY_US;
-	/* Back from away, the tester owes the frames of the time it was
-	 * away. By default it sends them at once, back to back (the rate is
-	 * kept over the trial); with --resume it goes on at the set rate and
-	 * those are never offered (skipped), as a tester on a wire, which
-	 * never stops, would not have sent such a burst. */
-	uint64_t skipped = 0;
 	while (now < end && !stop) {
 		received += receive(g);
 		now = rte_rdtsc();
@@ -287,13 +279,8 @@ trial(struct gen *g, double rate, double seconds)
 		}
 		prev = now;
 		bool fresh = g->n_pend == 0;
-		if (fresh && rate > 0) {
-			uint64_t due = t0 + (uint64_t)((double)(offered + skipped) * cycles_per_pkt);
-			if (now < due)
-				continue;
-			if (g->resume && now - due > away_min) /* back from away: see above */
-				skipped += (uint64_t)((double)(now - due) / cycles_per_pkt) / BURST * BURST;
-		}
+		if (fresh && rate > 0 && now < t0 + (uint64_t)((double)offered * cycles_per_pkt))
+			continue;
 		uint16_t n = send_burst(g, &bytes);
 		sent += n;
 		offered += rate == 0 ? n : fresh ? BURST : 0;
@@ -312,14 +299,14 @@ trial(struct gen *g, double rate, double seconds)
 	}
 	printf("result rate_pps %.0f offered %llu sent %llu received %llu seconds %.3f "
 	       "frame_bytes %.1f lat_n %llu lat_min_ns %llu lat_p50_ns %llu lat_p99_ns %llu "
-	       "lat_max_ns %llu away_us %llu away_max_us %llu skipped %llu\n",
+	       "lat_max_ns %llu away_us %llu away_max_us %llu\n",
 	       (double)offered / secs, (unsigned long long)offered, (unsigned long long)sent,
 	       (unsigned long long)received, secs, sent ? (double)bytes / (double)sent : 0.0,
 	       (unsigned long long)g->hist.n, (unsigned long long)(g->hist.n ? g->hist.min_ns : 0),
 	       (unsigned long long)lat_hist_quantile(&g->hist, 0.5),
 	       (unsigned long long)lat_hist_quantile(&g->hist, 0.99),
 	       (unsigned long long)g->hist.max_ns, (unsigned long long)(away * 1000000 / g->hz),
-	       (unsigned long long)(away_max * 1000000 / g->hz), (unsigned long long)skipped);
+	       (unsigned long long)(away_max * 1000000 / g->hz));
 	fflush(stdout);
 }
 
@@ -442,7 +429,6 @@ parse_args(int argc, char **argv, struct gen *g, struct args *a)
 					     {"pcap", required_argument, NULL, 'p'},
 					     {"sources", required_argument, NULL, 'n'},
 					     {"retry", no_argument, NULL, 'y'},
-					     {"resume", no_argument, NULL, 'u'},
 					     {NULL, 0, NULL, 0}};
 	int c;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -479,9 +465,6 @@ parse_args(int argc, char **argv, struct gen *g, struct args *a)
 			break;
 		case 'y':
 			g->retry = true;
-			break;
-		case 'u':
-			g->resume = true;
 			break;
 		default:
 			bench_die("unknown option", -EINVAL);
