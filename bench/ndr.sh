@@ -31,6 +31,8 @@
 #   TESTPMD_BURST=64  testpmd's burst: routerd's RX burst, so that testpmd
 #                  io is not slowed by smaller bursts than routerd's
 #   SMOKE=1        make test's run: one short search, checks it completed
+#   WARMUP_S=1     an unpaced trial, not counted, before each size's
+#                  trials (0: none; bench/ndr_lib.sh's warm_up)
 #   SEQ="R..."     no search: a trial at each rate R in turn (0: unpaced),
 #                  with each one's latency and routerd's TX backlog after it
 #   TESTER_RETRIES=1  the tester offers again what the memif ring refuses

@@ -14,7 +14,7 @@
 # The settings (bench/ndr.sh's header), where the caller has not set them.
 : "${DUTS:=testpmd small full}" "${FAMILIES:=4 6}" "${SIZES:=64 128 256 512 1024 1280 1518 imix}"
 : "${TRIAL_S:=10}" "${FINAL_S:=0}" "${LOSS_TOL:=0}" "${RES:=0.01}" "${REPS:=1}" "${LAT_LOADS=10 50 90}"
-: "${LAT_TRIALS:=3}" "${LAT_PPS=}"
+: "${LAT_TRIALS:=3}" "${LAT_PPS=}" "${WARMUP_S:=1}"
 
 dut_pid=
 # (telemetry on: ethdev_counts reads the device's port counters through it)
@@ -99,6 +99,9 @@ field() { awk -v k="$2" '{ for (i = 1; i < NF; i++) if ($i == k) { print $(i + 1
 # us: nanoseconds a line (stdin) as microseconds.
 us() { awk '{ printf "%.2f\n", $1 / 1000 }'; }
 
+# lost LINE: the frames a trial offered and did not get back.
+lost() { echo $(($(field "$1" offered) - $(field "$1" received))); }
+
 # passes LINE: the trial lost at most LOSS_TOL of what it offered.
 passes() {
 	awk -v o="$(field "$1" offered)" -v r="$(field "$1" received)" -v t="$LOSS_TOL" \
@@ -110,7 +113,7 @@ trial() {
 	last=$(tester_trial "$1" "$2")
 	[[ "$last" == result* ]] || { echo "tester: ${last:-no answer}" >&2; exit 1; }
 	echo "  offered $(awk -v r="$1" 'BEGIN { if (r > 0) printf "%.3f Mpps", r / 1e6; else printf "unpaced" }'):" \
-		"lost $(($(field "$last" offered) - $(field "$last" received)))" \
+		"lost $(lost "$last")" \
 		"of $(field "$last" offered), p99 $(field "$last" lat_p99_ns) ns" >&2
 	echo "$last" >>"$work/trials.log"
 }
@@ -305,7 +308,7 @@ ndr_cases() {
 	done
 }
 
-# warm_up: one unpaced trial of a second, not counted, before a size's
+# warm_up: one unpaced trial of WARMUP_S seconds, not counted, before a size's
 # trials (RFC 2544's learning frames, for another reason; pktgen
 # connects anew for each size, bench/pktgen.sh): the first
 # time each of the memif rings' buffers passes through the device, the
@@ -315,7 +318,8 @@ ndr_cases() {
 # (load-testing.md, "This machine").
 warm_up() {
 	local line
-	line=$(tester_trial 0 1)
+	[ "$WARMUP_S" != 0 ] || return 0
+	line=$(tester_trial 0 "$WARMUP_S")
 	[[ "$line" == result* ]] || { echo "tester: ${line:-no answer}" >&2; exit 1; }
 }
 
@@ -338,8 +342,8 @@ seq_case() { # DEVICE FAMILY SIZE REP
 	local r
 	for r in $SEQ; do
 		trial "$r" "$TRIAL_S"
-		echo "seq $1 IPv$2 $3 rate $(field "$last" rate_pps) lost $(($(field "$last" offered) -
-			$(field "$last" received))) p50_us $(field "$last" lat_p50_ns | us)" \
+		echo "seq $1 IPv$2 $3 rate $(field "$last" rate_pps) lost $(lost "$last")" \
+			"p50_us $(field "$last" lat_p50_ns | us)" \
 			"p99_us $(field "$last" lat_p99_ns | us) tester_away_us $(field "$last" away_us)" \
 			"away_max_us $(field "$last" away_max_us)" "$(dut_backlog)"
 	done
@@ -417,7 +421,7 @@ ndr_smoke_check() {
 	# a tester that offers refused frames again sent all it offered
 	[ -z "${TESTER_RETRIES:-}" ] || awk '{ for (i = 1; i < NF; i++) v[$i] = $(i + 1)
 		if (v["sent"] != v["offered"]) { print "refused frames not sent again: " $0; bad = 1 } }
-		END { exit bad }' "$work/trials.log"
+		END { exit bad }' "$work/trials.log" || exit 1
 	awk '$1 == "result" && !/ away_us [0-9]+ away_max_us [0-9]+/ { bad = 1 } END { exit bad }' \
 		"$work/trials.log" || { echo "a trial did not say how long the tester was away" >&2; exit 1; }
 	# the final phase ran its longer trials
