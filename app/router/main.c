@@ -29,8 +29,10 @@ static void
 on_signal(int sig)
 {
 	(void)sig;
-	if (running != NULL)
+	if (running != NULL) {
 		running->stop = 1;
+		rt_loop_wake();
+	}
 }
 
 static int

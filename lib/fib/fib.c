@@ -77,10 +77,11 @@ fib_free(struct fib *fib)
 	free(fib);
 }
 
-void
+uint32_t
 fib_reclaim(struct fib *fib)
 {
 	defer_reclaim(&fib->defer);
+	return fib->defer.count;
 }
 
 static int

@@ -208,8 +208,10 @@ int fib_table_mem(const struct fib *fib, uint32_t table, struct fib_mem_stats *s
 /**
  * Reclaim memory whose grace period has ended. The writer calls it
  * periodically; route updates call it too when they run short.
+ * @return how many releases still wait for a grace period (0: none, and
+ * no need to call again until the next change).
  */
-void fib_reclaim(struct fib *fib);
+uint32_t fib_reclaim(struct fib *fib);
 
 /*
  * Reader side. A table pointer stays valid until fib_free().

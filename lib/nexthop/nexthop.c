@@ -118,10 +118,11 @@ nh_worker_view(const struct nh_table *t, unsigned int worker)
 	return worker < t->conf.nb_workers ? t->view[worker] : NULL;
 }
 
-void
+uint32_t
 nh_reclaim(struct nh_table *t)
 {
 	defer_reclaim(&t->defer);
+	return t->defer.count;
 }
 
 /* Rebuild the headers of every nexthop on a port. */

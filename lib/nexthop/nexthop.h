@@ -196,8 +196,9 @@ int nh_walk(const struct nh_table *t, int (*cb)(const struct nh_info *, void *),
 unsigned int nh_neigh_update(struct nh_table *t, uint16_t port, uint8_t family,
 			     const uint8_t addr[16], const uint8_t mac[6]);
 
-/** Release memory whose QSBR grace period is over; never waits. */
-void nh_reclaim(struct nh_table *t);
+/** Release memory whose QSBR grace period is over; never waits.
+ * @return how many releases still wait for theirs. */
+uint32_t nh_reclaim(struct nh_table *t);
 
 /*
  * Reader side.

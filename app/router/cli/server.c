@@ -219,8 +219,9 @@ accept_ready(struct router *r, struct rt_watch *w, uint32_t events)
 
 /* Each round of the control loop: monitors may have been given events
  * by anything that ran in it; and once a second, clients stuck mid-line
- * or not reading are closed. */
-static void
+ * or not reading are closed. Wants a round at that check while a client
+ * is part-way through a line or a reply. */
+static uint64_t
 round_hook(struct router *r, uint64_t now)
 {
 	(void)r;
@@ -233,15 +234,20 @@ round_hook(struct router *r, uint64_t now)
 		else if (c->out.len != 0)
 			update_interest(c);
 	}
-	if (now < next_idle_check)
-		return;
-	next_idle_check = now + 1000;
+	bool check = now >= next_idle_check;
+	if (check)
+		next_idle_check = now + 1000;
+	uint64_t due = UINT64_MAX;
 	for (int i = 0; i < CLI_CLIENTS_MAX; i++) {
 		struct client *c = cli_clients[i];
-		if (c != NULL && now - c->last_progress > CLI_IDLE_MS &&
-		    (c->in_len > 0 || c->out_sent < c->out.len))
+		if (c == NULL || (c->in_len == 0 && c->out_sent >= c->out.len))
+			continue;
+		if (check && now - c->last_progress > CLI_IDLE_MS)
 			client_close(c);
+		else
+			due = next_idle_check;
 	}
+	return due;
 }
 
 int

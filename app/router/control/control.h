@@ -75,6 +75,8 @@ struct rt_addr {
 	X(TX_RING_FULL, "control", "tx_ring_full", false)                                          \
 	X(TX_SENT, "control", "tx_sent", false)                                                    \
 	X(TX_DROPPED, "control", "tx_dropped", false)                                              \
+	X(LOOP_ROUNDS, "control", "wakeups", false)                                                \
+	X(LOOP_BELLS, "control", "wakeups_punt", false)                                            \
 	X(NEIGH_ENTRIES, "neigh", "entries", true)                                                 \
 	X(NEIGH_INCOMPLETE, "neigh", "incomplete", true)                                           \
 	X(NEIGH_QUEUE_DROPS, "neigh", "queue_drops", false)                                        \
@@ -260,9 +262,11 @@ void rt_mirror_fini(struct router *r);
 int rt_control_run(struct router *r);
 
 /*
- * The loop (loop.c). It sleeps in epoll_wait at most 1 ms at a time; a
- * file descriptor registered here gets its callback when ready, and each
- * round hook runs once a round, after the events.
+ * The loop (loop.c). It sleeps in epoll_wait until something is ready
+ * or due: a file descriptor registered here gets its callback when
+ * ready, and each round hook runs once a round, after the events and the
+ * timers, and returns when it wants the next round at the latest
+ * (rt_now_ms() time; UINT64_MAX: whenever).
  */
 /* EPOLLIN and so on; add, change, remove. @return 0 or -errno. */
 int rt_loop_watch(struct rt_watch *w, uint32_t events);
@@ -270,7 +274,10 @@ int rt_loop_rewatch(struct rt_watch *w, uint32_t events);
 void rt_loop_unwatch(struct rt_watch *w);
 /* At most RT_LOOP_HOOKS. @return 0 or -ENOSPC. */
 #define RT_LOOP_HOOKS 4
-int rt_loop_on_round(void (*fn)(struct router *r, uint64_t now_ms));
+int rt_loop_on_round(uint64_t (*fn)(struct router *r, uint64_t now_ms));
+/* Wake the loop now: async-signal-safe (a signal handler's, after it
+ * sets r->stop, as the signal may reach another thread). */
+void rt_loop_wake(void);
 
 /*
  * Addresses (addr.c).

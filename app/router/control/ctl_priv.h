@@ -120,6 +120,8 @@ bool rt_local_closed6(struct router *r, struct rte_mbuf *m, uint16_t in);
 /* ra.c */
 void rt_ra_rs_in(struct router *r, struct rte_mbuf *m, uint16_t in);
 void rt_ra_timer(struct router *r, uint64_t now_ms);
+/* When rt_ra_timer has something to send next (UINT64_MAX: never). */
+uint64_t rt_ra_due(const struct router *r);
 /* The port no longer has an address in the IPv6 prefix p. */
 void rt_ra_prefix_gone(struct router *r, uint16_t port, const struct fib_prefix *p);
 /* Stopping: a last advertisement (lifetime 0) on every port that sends
@@ -129,6 +131,8 @@ void rt_ra_shutdown(struct router *r);
 /* link.c: each round, the carriers the driver's interrupt marked and
  * those due to be polled. */
 void rt_link_timer(struct router *r, uint64_t now_ms);
+/* When rt_link_timer has a port to read next. */
+uint64_t rt_link_due(const struct router *r);
 
 /* cport.c: the control-plane ports' traffic. */ /* Hand m, for the router, to the TAP of port in: true when taken (sent,
  * or dropped and counted), false when the port has no TAP. */

@@ -214,6 +214,15 @@ rt_link_timer(struct router *r, uint64_t now_ms)
 	}
 }
 
+uint64_t
+rt_link_due(const struct router *r)
+{
+	uint64_t due = UINT64_MAX;
+	for (uint16_t p = 0; p < r->dp.nb_ports; p++)
+		due = RTE_MIN(due, r->link[p].next_ms);
+	return due;
+}
+
 /* EAL's interrupt thread: mark the port, wake the control core. */
 static int
 lsc_event(uint16_t port, enum rte_eth_event_type type, void *ctx, void *param)

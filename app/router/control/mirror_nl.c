@@ -280,18 +280,20 @@ dump_ready(struct router *r, struct rt_watch *w, uint32_t ev)
 }
 
 /* A resynchronisation asked for outside the socket's events, and the
- * dump in progress, a budget a round. */
-static void
+ * dump in progress, a budget a round (what is left makes the dump socket
+ * ready again). Wants a round when the notifications' pause ends. */
+static uint64_t
 round_hook(struct router *r, uint64_t now_ms)
 {
 	if (rt_mirror.ev < 0)
-		return;
+		return UINT64_MAX;
 	ev_watch(now_ms);
 	if (rt_mirror.resync && rt_mirror.dumping < 0) {
 		rt_mirror.resync = false;
 		resync_start(r);
 	}
 	resync_step(r, DUMP_BUDGET, false);
+	return !rt_mirror.ev_on && rt_mirror.dumping < 0 ? rt_mirror.ev_after_ms : UINT64_MAX;
 }
 
 int

@@ -224,6 +224,24 @@ rt_ra_timer(struct router *r, uint64_t now)
 	}
 }
 
+uint64_t
+rt_ra_due(const struct router *r)
+{
+	uint64_t due = UINT64_MAX;
+	for (uint16_t p = 0; p < r->dp.nb_ports; p++) {
+		const struct rt_ra *ra = &r->ra[p];
+		if (!ra->on)
+			continue;
+		uint64_t next = ra->next_ms;
+		if (ra->answer_ms != 0)
+			next = RTE_MIN(next, ra->answer_ms);
+		if (ra->last_ms != 0) /* rt_ra_timer holds them apart */
+			next = RTE_MAX(next, ra->last_ms + RA_MIN_DELAY_MS);
+		due = RTE_MIN(due, next);
+	}
+	return due;
+}
+
 void
 rt_ra_shutdown(struct router *r)
 {

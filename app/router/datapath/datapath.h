@@ -251,6 +251,7 @@ struct rt_worker {
 	 * tests it, so it sits in the padding of a line the worker has in
 	 * cache anyway; the backlogs themselves, cold, come last. */
 	uint32_t backlogged;
+	uint32_t bell_rung; /* the control core's sleep it last rang for */
 	struct rt_wstats st;
 	struct rt_txq_backlog backlog[RT_MAX_PORTS];
 } __rte_cache_aligned;
@@ -298,6 +299,17 @@ struct rt_dp {
 	 * and every RX queue must be polled). Port in m->port. */
 	struct rte_ring *ctl_tx;
 	volatile int quit; /* the workers stop (main sets it) */
+	/* The control core's doorbell (control/loop.c). While it sleeps past
+	 * its next millisecond, ctl_asleep holds that sleep's number (never
+	 * 0; 0 while it is awake or only waits a millisecond). A worker that
+	 * punted packets in a round reads it and, the first time it sees a
+	 * sleep's number, writes ctl_bell, an eventfd the control core waits
+	 * on: the first exception after a quiet spell is taken at once, not
+	 * at the next timer. On a line of its own: the control core writes
+	 * it at every long sleep, and quit or the masks above, which every
+	 * worker round reads, should not miss the cache for that. */
+	uint32_t ctl_asleep __rte_cache_aligned;
+	int ctl_bell;
 };
 
 /* A port's bit in one of the masks above. */
@@ -448,8 +460,8 @@ int rt_worker_exc_create(struct rt_worker *w, unsigned int nb_ports, unsigned in
  * them full hold at most a quarter of the pool, nb_mbufs + 1 (a pool is
  * best 2^n - 1; the exception rings may take half, the RX queues need
  * the rest); 0 for want 0. */
-unsigned int rt_txq_backlog_size(unsigned int want, unsigned int nb_ports,
-				 unsigned int nb_workers, unsigned int nb_mbufs);
+unsigned int rt_txq_backlog_size(unsigned int want, unsigned int nb_ports, unsigned int nb_workers,
+				 unsigned int nb_mbufs);
 /** Give worker w's queue on port a backlog of size (from
  * rt_txq_backlog_size; 0: none, refused packets are dropped), on
  * socket. @return 0 or -ENOMEM. */
@@ -459,8 +471,7 @@ int rt_txq_backlog_create(struct rt_worker *w, uint16_t port, unsigned int size,
  * oldest first, then these; what the queue does not take joins the
  * backlog, and what does not fit there is freed and counted in
  * tx_dropped. The cold half of dp_tx_flush (dp_inline.h). */
-void rt_txq_refused(struct rt_worker *w, uint16_t port, struct rte_mbuf **pkts,
-		    unsigned int n);
+void rt_txq_refused(struct rt_worker *w, uint16_t port, struct rte_mbuf **pkts, unsigned int n);
 /** Worker: send what port's backlog holds, oldest first, as far as the
  * queue takes it. */
 void rt_txq_drain(struct rt_worker *w, uint16_t port);

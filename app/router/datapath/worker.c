@@ -4,7 +4,9 @@
  * IPv4 and IPv6 stages, flush the TX buffers, report a quiescent state.
  * Read top to bottom, it takes no lock, does no atomic read-modify-write,
  * allocates nothing and makes no system call or log on the packet path;
- * only an idle worker sleeps, after marking itself offline for QSBR.
+ * only an idle worker sleeps, after marking itself offline for QSBR, and
+ * only a round that punted packets to a sleeping control core wakes it
+ * (ring_bell).
  */
 #include <unistd.h>
 
@@ -78,6 +80,27 @@ drop_received(struct rt_worker *w, uint16_t port, struct rte_mbuf **pkts, uint16
 	w->st.port_drop[port] += n;
 }
 
+/* Packets were punted this round: wake the control core if it sleeps
+ * past its next millisecond and nobody here rang for that sleep yet. The
+ * fence orders the enqueue before the read of ctl_asleep, as the control
+ * core's orders its write of ctl_asleep before its last look at the
+ * rings, so one of the two sees the other (control/loop.c). Rounds
+ * without punts pay nothing; one that rings pays a system call, at most
+ * once a control-core sleep. */
+static void
+ring_bell(struct rt_dp *dp, struct rt_worker *w)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	uint32_t asleep = __atomic_load_n(&dp->ctl_asleep, __ATOMIC_RELAXED);
+	if (asleep == 0 || asleep == w->bell_rung)
+		return;
+	w->bell_rung = asleep;
+	uint64_t one = 1;
+	if (write(dp->ctl_bell, &one, sizeof(one)) < 0) {
+		/* the counter is full: the control core is being woken */
+	}
+}
+
 /* The end of a round: every buffer out, and what waits in a backlog as
  * far as its queue takes it, but to ports without carrier (the round's
  * reading of the mask: one marked since is left alone until the next
@@ -125,6 +148,7 @@ rt_worker_main(void *arg)
 	uint64_t last = rte_rdtsc();
 	while (!dp->quit) {
 		unsigned int got = 0;
+		uint64_t punted = w->st.punt_total;
 		w->st.rounds++; /* also the stamp dp_send leaves in nh_used */
 		/* Acquire: the control core's changes made before it marked a
 		 * port are seen with the mark. A port without carrier is not
@@ -146,6 +170,8 @@ rt_worker_main(void *arg)
 		if (w->id == 0)
 			got += ctl_tx(dp, w, nocarrier);
 		flush(dp, w, q, nocarrier);
+		if (unlikely(w->st.punt_total != punted))
+			ring_bell(dp, w);
 		/* No pointer into shared structures is held past here. */
 		rte_rcu_qsbr_quiescent(dp->qsbr, w->id);
 		/* One TSC read a round, not two (each is dozens of cycles): a
