@@ -50,7 +50,8 @@
 # a trial loses at most LOSS_TOL, down to RES x MAX. The zero-loss rate
 # is the offered rate of the best passing trial. With FINAL_S, a final phase
 # offers that rate for FINAL_S; while such a trial loses, it steps down
-# (RES x MAX, doubling each time) until one passes, then bisects up to
+# (RES x MAX, doubling each time, half the rate at most; none below
+# RES x MAX) until one passes, then bisects up to
 # the last that failed, so the result rests on FINAL_S trials alone
 # (FD.io CSIT's MLRsearch works the same way: short trials to narrow,
 # full-length ones to decide). Then LAT_TRIALS trials at each of

@@ -159,18 +159,21 @@ bisect() {
 
 # confirm RATE: the final phase, with trials of FINAL_S. RATE (what the
 # short trials found) is tried first; while a trial loses, the next is
-# lower by a step that doubles each time (RES x max first), and once one
-# passes, bisect narrows the gap to the last that failed. The result
-# rests on full-length trials only; on a machine whose short trials
-# predict its long ones, that costs one trial.
+# lower by a step that doubles each time (RES x max first), but by half
+# the rate at most, so that a host losing frames at every rate near the
+# top still has the rates below tried, down to RES x max (below which
+# the result is 0); once one passes, bisect narrows the gap to the last
+# that failed. The result rests on full-length trials only; on a machine
+# whose short trials predict its long ones, that costs one trial.
 confirm() {
-	local rate=$1 fail='' step
+	local rate=$1 fail='' step floor
 	step=$(awk -v m="$max" -v r="$RES" 'BEGIN { printf "%.0f", m * r }')
+	floor=$step
 	best=''
-	while [ "$rate" -gt 0 ]; do
+	while [ "$rate" -ge "$floor" ] && [ "$rate" -gt 0 ]; do
 		try "$rate" "$FINAL_S" && break
 		fail=$rate
-		rate=$((rate - step))
+		if [ "$step" -gt $((rate / 2)) ]; then rate=$((rate / 2)); else rate=$((rate - step)); fi
 		step=$((step * 2))
 	done
 	[ -z "$best" ] || [ -z "$fail" ] || bisect "$rate" "$fail" "$FINAL_S"

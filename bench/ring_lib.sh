@@ -168,6 +168,10 @@ median() { sort -g | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : 
 # seconds apart, while this machine's speed drifts by up to 2x over
 # minutes, so a ratio of medians would mix different minutes.
 paired_ratio() {
-	paste <(echo "$1" | tr ' ' '\n' | grep .) <(echo "$2" | tr ' ' '\n' | grep .) |
-		awk '{ print $1 / $2 }' | median | awk '{ printf "%.2f\n", $1 }'
+	local r
+	# A pair whose second figure is 0 (a search that found no zero-loss
+	# rate) has no ratio; with none left, "-".
+	r=$(paste <(echo "$1" | tr ' ' '\n' | grep .) <(echo "$2" | tr ' ' '\n' | grep .) |
+		awk '$2 > 0 { print $1 / $2 }')
+	if [ -n "$r" ]; then echo "$r" | median | awk '{ printf "%.2f\n", $1 }'; else echo -; fi
 }
