@@ -275,8 +275,9 @@ void rt_loop_unwatch(struct rt_watch *w);
 /* At most RT_LOOP_HOOKS. @return 0 or -ENOSPC. */
 #define RT_LOOP_HOOKS 4
 int rt_loop_on_round(uint64_t (*fn)(struct router *r, uint64_t now_ms));
-/* Wake the loop now: async-signal-safe (a signal handler's, after it
- * sets r->stop, as the signal may reach another thread). */
+/* Wake the loop now, from any thread: async-signal-safe (a signal
+ * handler's, after it sets r->stop, as the signal may reach another
+ * thread; EAL's interrupt thread's, after a link change). */
 void rt_loop_wake(void);
 
 /*

@@ -16,8 +16,6 @@
  */
 #include <errno.h>
 #include <string.h>
-#include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <net/if.h> /* before linux/if.h, which then adds only IFF_LOWER_UP and the like */
 #include <linux/if.h>
 #include <linux/netlink.h>
@@ -37,7 +35,6 @@
 #define LSC_SAFETY_MS 1000u
 
 static uint32_t lsc_pending; /* bit N: the interrupt thread saw portN change */
-static struct rt_watch lsc_watch = {.fd = -1};
 
 void
 rt_fib_sync_down(struct router *r, const char *what)
@@ -230,34 +227,13 @@ lsc_event(uint16_t port, enum rte_eth_event_type type, void *ctx, void *param)
 	(void)type, (void)ctx, (void)param;
 	if (port < RT_MAX_PORTS)
 		__atomic_fetch_or(&lsc_pending, 1u << port, __ATOMIC_RELEASE);
-	uint64_t one = 1;
-	if (write(lsc_watch.fd, &one, sizeof(one)) < 0) {
-		/* the counter is full: the control core is already woken */
-	}
+	rt_loop_wake(); /* its round runs rt_link_timer */
 	return 0;
-}
-
-/* The control core, woken: the loop's round runs rt_link_timer next. */
-static void
-lsc_ready(struct router *r, struct rt_watch *w, uint32_t events)
-{
-	(void)r, (void)events;
-	uint64_t n;
-	if (read(w->fd, &n, sizeof(n)) < 0) {
-		/* nothing to read: woken for nothing */
-	}
 }
 
 int
 rt_link_start(struct router *r)
 {
-	lsc_watch.fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	lsc_watch.ready = lsc_ready;
-	if (lsc_watch.fd < 0)
-		return -errno;
-	int rc = rt_loop_watch(&lsc_watch, EPOLLIN);
-	if (rc < 0)
-		return rc;
 	kif_nl = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
 	if (kif_nl < 0)
 		return -errno;

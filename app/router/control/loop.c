@@ -112,8 +112,8 @@ rt_loop_on_round(uint64_t (*fn)(struct router *r, uint64_t now_ms))
 	return -ENOSPC;
 }
 
-/* The bell rang: a worker punted packets, or a signal asks the loop to
- * stop (rt_loop_wake). */
+/* The bell rang: a worker punted packets, or rt_loop_wake (a link
+ * interrupt, a signal). */
 static void
 bell_ready(struct router *r, struct rt_watch *w, uint32_t events)
 {
