@@ -30,12 +30,15 @@ check "ping 198.51.100.1 across" ns_exec h1 ping -c 2 -i 0.2 -W 2 198.51.100.1
 check "ping 2001:db8:1::1" ns_exec h1 ping -6 -c 2 -i 0.2 -W 2 2001:db8:1::1
 
 echo "the control core sleeps until something is due; a punted packet wakes it"
-# Idle, it wakes for its timers (the ports' carrier, read every 10 ms)
-# and the CLI's requests, not every millisecond: 2 s of that would be
-# over 1,800 wake-ups.
+# Idle, it wakes for its timers and the CLI's requests, not every
+# millisecond (2 s of that would be over 1,800 wake-ups). The af_packet
+# ports' carrier comes from the kernel's link announcements, not a poll
+# every 10 ms (200 wake-ups in 2 s); about 3 a second were measured.
 w0=$(stat control wakeups)
 sleep 2
-check "idle 2 s: under 1,000 wake-ups" test $(($(stat control wakeups) - w0)) -lt 1000
+w=$(($(stat control wakeups) - w0))
+echo "  (idle 2 s: $w wake-ups)"
+check "idle 2 s: under 100 wake-ups" test "$w" -lt 100
 p0=$(stat control wakeups_punt)
 check "ping 192.0.2.1 after the quiet spell" ns_exec h1 ping -c 3 -i 0.3 -W 2 192.0.2.1
 check "... its requests woke the control core" test $(($(stat control wakeups_punt) - p0)) -ge 1

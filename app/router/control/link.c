@@ -9,10 +9,11 @@
  *
  * Carrier is read with rte_eth_link_get_nowait: when the driver raises a
  * link-state-change interrupt (ixgbe does), at once; otherwise every
- * link_poll_ms (memif, af_packet, ring and null report no interrupt).
+ * link_poll_ms (memif, ring and null report no interrupt).
  * DPDK 22.11's af_packet and af_xdp drivers report their link up from
  * start to stop whatever their kernel interface does, so for those the
- * carrier is also the interface's own (below).
+ * carrier is also the interface's own, read when the kernel announces a
+ * change of it (below).
  */
 #include <errno.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include <linux/if.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -35,6 +37,7 @@
 #define LSC_SAFETY_MS 1000u
 
 static uint32_t lsc_pending; /* bit N: the interrupt thread saw portN change */
+static uint32_t kif_pending; /* bit N: the kernel announced a change of portN's interface */
 
 void
 rt_fib_sync_down(struct router *r, const char *what)
@@ -90,8 +93,17 @@ settle(struct router *r, uint16_t port, bool admin_up, bool carrier)
  * ends are up), not IFF_RUNNING, which follows it later through the
  * kernel's linkwatch work: routerd's own `link set up` finds its carrier
  * at once. An interface that is down, or gone, has none.
+ *
+ * Changes are not polled for: kif_watch, a second socket in the
+ * kernel's RTNLGRP_LINK group, hears of every change of an interface's
+ * flags (the carrier among them, as the kernel's linkwatch passes it on:
+ * at once, but a second after the previous change for some devices that
+ * flap), and the port is read then. A poll of every such port every link_poll_ms cost the
+ * idle control core 6-7 ms of CPU a second, as each answer is a full
+ * link dump; the safety poll of interrupting drivers remains.
  */
 static int kif_nl = -1;
+static struct rt_watch kif_watch = {.fd = -1};
 
 static void
 kif_find(struct rt_link *l, uint16_t port)
@@ -147,6 +159,55 @@ kif_carrier(unsigned int ifindex)
 	return len < 0 ? -errno : -EIO;
 }
 
+/* The kernel's announcements: mark the ports whose interface changed,
+ * for this round's rt_link_timer. A lost announcement (the socket's
+ * buffer overran) marks them all. */
+static void
+kif_ready(struct router *r, struct rt_watch *w, uint32_t events)
+{
+	(void)events;
+	uint32_t buf[2048];
+	ssize_t len;
+	while ((len = recv(w->fd, buf, sizeof(buf), MSG_DONTWAIT)) != 0) {
+		if (len < 0) {
+			if (errno == ENOBUFS)
+				for (uint16_t p = 0; p < r->dp.nb_ports; p++)
+					kif_pending |= (r->link[p].kif != 0 ? 1u : 0u) << p;
+			if (errno == EINTR || errno == ENOBUFS)
+				continue;
+			return;
+		}
+		for (struct nlmsghdr *h = (struct nlmsghdr *)buf; NLMSG_OK(h, (size_t)len);
+		     h = NLMSG_NEXT(h, len)) {
+			if (h->nlmsg_type != RTM_NEWLINK && h->nlmsg_type != RTM_DELLINK)
+				continue;
+			const struct ifinfomsg *i = NLMSG_DATA(h);
+			for (uint16_t p = 0; p < r->dp.nb_ports; p++)
+				if (r->link[p].kif != 0 && r->link[p].kif == (unsigned int)i->ifi_index)
+					kif_pending |= 1u << p;
+		}
+	}
+}
+
+/* Join RTNLGRP_LINK, once any port has a kernel interface. */
+static int
+kif_watch_start(void)
+{
+	struct sockaddr_nl sa = {.nl_family = AF_NETLINK, .nl_groups = RTMGRP_LINK};
+	kif_watch.fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_ROUTE);
+	kif_watch.ready = kif_ready;
+	if (kif_watch.fd < 0)
+		return -errno;
+	int rc = bind(kif_watch.fd, (struct sockaddr *)&sa, sizeof(sa)) < 0
+			 ? -errno
+			 : rt_loop_watch(&kif_watch, EPOLLIN);
+	if (rc < 0) {
+		close(kif_watch.fd);
+		kif_watch.fd = -1;
+	}
+	return rc;
+}
+
 /* What the driver (and, under a socket port, the kernel) says of a port now. */
 static void
 link_read(struct router *r, uint16_t port)
@@ -198,13 +259,14 @@ rt_link_set_up(struct router *r, uint16_t port, bool up)
 void
 rt_link_timer(struct router *r, uint64_t now_ms)
 {
-	uint32_t pending = __atomic_exchange_n(&lsc_pending, 0, __ATOMIC_ACQUIRE);
+	uint32_t pending = __atomic_exchange_n(&lsc_pending, 0, __ATOMIC_ACQUIRE) | kif_pending;
+	kif_pending = 0;
 	for (uint16_t p = 0; p < r->dp.nb_ports; p++) {
 		struct rt_link *l = &r->link[p];
 		if (!(pending >> p & 1) && now_ms < l->next_ms)
 			continue;
 		uint32_t every = r->conf.link_poll_ms;
-		if (l->lsc && every < LSC_SAFETY_MS)
+		if ((l->lsc || (l->kif != 0 && kif_watch.fd >= 0)) && every < LSC_SAFETY_MS)
 			every = LSC_SAFETY_MS;
 		l->next_ms = now_ms + every;
 		link_read(r, p);
@@ -237,11 +299,22 @@ rt_link_start(struct router *r)
 	kif_nl = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
 	if (kif_nl < 0)
 		return -errno;
+	/* Before the first read, so that no change falls between the two. */
+	bool kif_any = false;
+	for (uint16_t p = 0; p < r->dp.nb_ports; p++) {
+		kif_find(&r->link[p], p);
+		kif_any |= r->link[p].kif != 0;
+	}
+	int rc = kif_any ? kif_watch_start() : 0;
+	if (rc < 0)
+		RT_LOG(WARNING, control,
+		       "the kernel's link announcements cannot be heard (%s): "
+		       "the carrier of af_packet and af_xdp ports is polled instead",
+		       strerror(-rc));
 	for (uint16_t p = 0; p < r->dp.nb_ports; p++) {
 		struct rte_eth_dev_info info;
 		struct rt_link *l = &r->link[p];
 		l->carrier = true; /* as the workers start: read just below */
-		kif_find(l, p);
 		if (rte_eth_dev_info_get(p, &info) == 0 && info.dev_flags != NULL &&
 		    (*info.dev_flags & RTE_ETH_DEV_INTR_LSC))
 			l->lsc = rte_eth_dev_callback_register(p, RTE_ETH_EVENT_INTR_LSC, lsc_event,
