@@ -25,6 +25,10 @@
 #                  p50 and p99 (a single trial's p99 is the host's luck)
 #   LAT_PPS=       latency trials at these packet rates too (above 100;
 #                  the same for every device): "1500000"
+#   LAT_INTERLEAVE=1  the latency trials after every device's search, the
+#                  devices taking turns (A B B A ...), each turn on a fresh
+#                  start, so that all see the host's same periods; 0: each
+#                  device's right after its search
 #   MEMIF_RSIZE=14 log2 of the memif rings' size, both sides (see below)
 #   DUT_BACKLOG=16384  routerd's tx-backlog: frames held behind a TX queue
 #                  that refuses them, the memif ring's size (0: none)
@@ -55,7 +59,8 @@
 # the last that failed, so the result rests on FINAL_S trials alone
 # (FD.io CSIT's MLRsearch works the same way: short trials to narrow,
 # full-length ones to decide). Then LAT_TRIALS trials at each of
-# LAT_LOADS of the zero-loss rate for latency. Rows go to bench/out/ndr.csv and
+# LAT_LOADS of the zero-loss rate for latency, once every device's
+# search of the repetition and family is done, in turns (LAT_INTERLEAVE). Rows go to bench/out/ndr.csv and
 # bench/out/ndr_lat.csv; the summary lines ("name value") compare routerd
 # with testpmd io, as the median over REPS of each repetition's ratio.
 #

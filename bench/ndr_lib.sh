@@ -14,7 +14,7 @@
 # The settings (bench/ndr.sh's header), where the caller has not set them.
 : "${DUTS:=testpmd small full}" "${FAMILIES:=4 6}" "${SIZES:=64 128 256 512 1024 1280 1518 imix}"
 : "${TRIAL_S:=10}" "${FINAL_S:=0}" "${LOSS_TOL:=0}" "${RES:=0.01}" "${REPS:=1}" "${LAT_LOADS=10 50 90}"
-: "${LAT_TRIALS:=3}" "${LAT_PPS=}" "${WARMUP_S:=1}"
+: "${LAT_TRIALS:=3}" "${LAT_PPS=}" "${WARMUP_S:=1}" "${LAT_INTERLEAVE:=1}"
 
 dut_pid=
 # (telemetry on: ethdev_counts reads the device's port counters through it)
@@ -248,10 +248,65 @@ ndr_search() {
 		"unpaced drops in routerd: rx dropped, missed, nombuf, tx dropped ${drops//,/ };" \
 		"lost before, in, after the device ${where//,/ })" >&2
 	csv_head "$out/ndr_lat.csv" "$LAT_HEAD"
-	[ "$ndr" = 0 ] || ndr_latency "$ndr" "$gen,$dut,$fam,$size,$rep" >>"$out/ndr_lat.csv"
+	lat_ndr["$dut,$fam,$size,$rep"]=$ndr
+	[ "$LAT_INTERLEAVE" = 1 ] || [ "$ndr" = 0 ] ||
+		ndr_latency "$ndr" "$gen,$dut,$fam,$size,$rep" >>"$out/ndr_lat.csv"
+}
+# Each case's zero-loss rate, "DUT,FAMILY,SIZE,REP", for the latency trials.
+declare -A lat_ndr=()
+
+# lat_interleaved GEN REP FAMILY: the latency trials of a repetition and
+# family once every device's search is done, the devices taking turns:
+# each turn starts a device afresh and runs one trial at each load of
+# each size, and the order of the devices is reversed every other turn
+# (A B B A A B). This host runs the same code at two speeds, and
+# periods of long tails come and go over minutes (load-testing.md), so
+# trials of one device after the other's compare two periods; in turns
+# both see the same ones, and the ratio of their p99 is the devices'.
+lat_interleaved() {
+	local gen=$1 rep=$2 f=$3 t d s l rate key order table
+	local -A lines=()
+	[ -n "$LAT_LOADS$LAT_PPS" ] || return 0
+	for t in $(seq "$LAT_TRIALS"); do
+		order=$DUTS
+		[ $((t % 2)) = 1 ] || order=$(tr ' ' '\n' <<<"$DUTS" | grep . | tac | paste -sd ' ')
+		for d in $order; do
+			table=$work/full$f
+			[ "$d" = small ] && table=$work/small$f
+			local any=0
+			for s in $SIZES; do [ "${lat_ndr["$d,$f,$s,$rep"]:-0}" = 0 ] || any=1; done
+			[ "$any" = 1 ] || continue
+			echo "latency, turn $t/$LAT_TRIALS: $d IPv$f" >&2
+			dut_start "$d" "$table"
+			tester_open "$table"
+			for s in $SIZES; do
+				[ "${lat_ndr["$d,$f,$s,$rep"]:-0}" != 0 ] || continue
+				tester_size "$s"
+				warm_up
+				for l in $LAT_LOADS $LAT_PPS; do
+					rate=$(awk -v p="${lat_ndr["$d,$f,$s,$rep"]}" -v l="$l" \
+						'BEGIN { printf "%.0f", (l > 100 ? l : p * l / 100) }')
+					trial "$rate" "$TRIAL_S"
+					lines["$d,$s,$l"]+=$last$'\n'
+				done
+			done
+			tester_close
+			dut_stop
+		done
+	done
+	for d in $DUTS; do
+		for s in $SIZES; do
+			for l in $LAT_LOADS $LAT_PPS; do
+				key="$d,$s,$l"
+				[ -n "${lines[$key]:-}" ] || continue
+				echo "$stamp,$gen,$d,$f,$s,$rep,$l,$(lat_row "${lines[$key]}")" >>"$(ndr_out)/ndr_lat.csv"
+			done
+		done
+	done
 }
 
-# ndr_latency NDR CASE: LAT_TRIALS trials at each of LAT_LOADS of the
+# ndr_latency NDR CASE (LAT_INTERLEAVE=0): right after a case's search,
+# LAT_TRIALS trials at each of LAT_LOADS of the
 # zero-loss rate NDR (load_pct, in %), then at each of the packet rates
 # LAT_PPS, the same for every device (load_pct is the rate, above 100);
 # a row of ndr_lat.csv for each, CASE its gen to rep columns.
@@ -289,7 +344,8 @@ lat_row() {
 
 # ndr_cases FN [ARG...]: FN ARG... DEVICE FAMILY SIZE REP for every case
 # of DUTS, FAMILIES and SIZES, REPS times; each device is started once
-# for all its sizes, with the tester open on its table.
+# for all its sizes, with the tester open on its table. After the devices
+# of a repetition and family, $after_family REP FAMILY if it is set.
 ndr_cases() {
 	local rep f d s table
 	for rep in $(seq "$REPS"); do
@@ -307,6 +363,7 @@ ndr_cases() {
 				tester_close
 				dut_stop
 			done
+			[ -z "${after_family:-}" ] || $after_family "$rep" "$f"
 		done
 	done
 }
@@ -329,6 +386,8 @@ warm_up() {
 # ndr_run GEN: the search and latency trials of every case.
 ndr_run() {
 	stamp=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+	local after_family=
+	[ "$LAT_INTERLEAVE" != 1 ] || after_family="lat_interleaved $1"
 	ndr_cases search_case "$1"
 }
 search_case() { # GEN DEVICE FAMILY SIZE REP
