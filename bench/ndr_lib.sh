@@ -59,6 +59,10 @@ dut_start() {
 	log=$work/dut.log wait_up "$dut_pid" test -S "$work/m1.sock"
 }
 
+# dut_table DUT FAMILY: the routes a device is loaded with, and the
+# tester's destinations: l3fwd's two for small, the vendored table else.
+dut_table() { if [ "$1" = small ]; then echo "$work/small$2"; else echo "$work/full$2"; fi; }
+
 # dut_cycles: routerd's worker counters "rx busy_cycles busy_rounds"
 # (testpmd: "0 0 0").
 dut_cycles() {
@@ -264,29 +268,25 @@ declare -A lat_ndr=()
 # trials of one device after the other's compare two periods; in turns
 # both see the same ones, and the ratio of their p99 is the devices'.
 lat_interleaved() {
-	local gen=$1 rep=$2 f=$3 t d s l rate key order table
+	local gen=$1 rep=$2 f=$3 t d s l key order any
 	local -A lines=()
 	[ -n "$LAT_LOADS$LAT_PPS" ] || return 0
 	for t in $(seq "$LAT_TRIALS"); do
 		order=$DUTS
 		[ $((t % 2)) = 1 ] || order=$(tr ' ' '\n' <<<"$DUTS" | grep . | tac | paste -sd ' ')
 		for d in $order; do
-			table=$work/full$f
-			[ "$d" = small ] && table=$work/small$f
-			local any=0
+			any=0
 			for s in $SIZES; do [ "${lat_ndr["$d,$f,$s,$rep"]:-0}" = 0 ] || any=1; done
 			[ "$any" = 1 ] || continue
 			echo "latency, turn $t/$LAT_TRIALS: $d IPv$f" >&2
-			dut_start "$d" "$table"
-			tester_open "$table"
+			dut_start "$d" "$(dut_table "$d" "$f")"
+			tester_open "$(dut_table "$d" "$f")"
 			for s in $SIZES; do
 				[ "${lat_ndr["$d,$f,$s,$rep"]:-0}" != 0 ] || continue
 				tester_size "$s"
 				warm_up
 				for l in $LAT_LOADS $LAT_PPS; do
-					rate=$(awk -v p="${lat_ndr["$d,$f,$s,$rep"]}" -v l="$l" \
-						'BEGIN { printf "%.0f", (l > 100 ? l : p * l / 100) }')
-					trial "$rate" "$TRIAL_S"
+					trial "$(lat_rate "${lat_ndr["$d,$f,$s,$rep"]}" "$l")" "$TRIAL_S"
 					lines["$d,$s,$l"]+=$last$'\n'
 				done
 			done
@@ -313,7 +313,7 @@ lat_interleaved() {
 ndr_latency() {
 	local l lines rate
 	for l in $LAT_LOADS $LAT_PPS; do
-		rate=$(awk -v p="$1" -v l="$l" 'BEGIN { printf "%.0f", (l > 100 ? l : p * l / 100) }')
+		rate=$(lat_rate "$1" "$l")
 		lines=
 		for _ in $(seq "$LAT_TRIALS"); do
 			trial "$rate" "$TRIAL_S"
@@ -322,6 +322,10 @@ ndr_latency() {
 		echo "$stamp,$2,$l,$(lat_row "$lines")"
 	done
 }
+
+# lat_rate NDR LOAD: the packet rate of a latency load: LOAD % of the
+# zero-loss rate NDR, or LOAD itself above 100 (LAT_PPS).
+lat_rate() { awk -v p="$1" -v l="$2" 'BEGIN { printf "%.0f", (l > 100 ? l : p * l / 100) }'; }
 
 # lat_row LINES: from the result lines of one load's trials, its
 # columns from rate_pps on: the rate offered and the p50 and p99 as
@@ -351,8 +355,7 @@ ndr_cases() {
 	for rep in $(seq "$REPS"); do
 		for f in $FAMILIES; do
 			for d in $DUTS; do
-				table=$work/full$f
-				[ "$d" = small ] && table=$work/small$f
+				table=$(dut_table "$d" "$f")
 				dut_start "$d" "$table"
 				tester_open "$table"
 				for s in $SIZES; do

@@ -98,9 +98,10 @@ settle(struct router *r, uint16_t port, bool admin_up, bool carrier)
  * kernel's RTNLGRP_LINK group, hears of every change of an interface's
  * flags (the carrier among them, as the kernel's linkwatch passes it on:
  * at once, but a second after the previous change for some devices that
- * flap), and the port is read then. A poll of every such port every link_poll_ms cost the
- * idle control core 6-7 ms of CPU a second, as each answer is a full
- * link dump; the safety poll of interrupting drivers remains.
+ * flap), and the port is read then, and once a second besides, as ports
+ * with a link interrupt are. Each answer to RTM_GETLINK is a full link
+ * dump: a query every link_poll_ms would cost an idle control core
+ * several ms of CPU a second (docs/performance.md).
  */
 static int kif_nl = -1;
 static struct rt_watch kif_watch = {.fd = -1};
