@@ -83,12 +83,20 @@ ns_exec() {
 # RT_LCORES (EAL lcores, default "-l 0,1"), RT_QPAIRS (queue pairs per
 # port: one per worker, default 1), RT_VDEVS (an array of more EAL --vdev
 # arguments: ports after the hosts' ones) and RT_OUT (a file for routerd's
-# output and log, default stdout) may be set.
+# output and log, default stdout) may be set. RT_PMD=pcap makes the
+# hosts' ports net_pcap on their veths instead of net_af_packet: the
+# af_packet PMD joins a fanout group with PACKET_FANOUT_FLAG_DEFRAG, so
+# Linux reassembles IPv4 fragments before routerd sees them, where a NIC
+# would hand routerd each fragment as it came (docs/development.md).
 ns_start_router() {
 	local build=$1 sock=$2 startup=$3 vdevs=() i=0 mem
 	shift 3
 	for p in "${RT_PORTS[@]}"; do
-		vdevs+=("--vdev=net_af_packet$i,iface=$p,qpairs=${RT_QPAIRS:-1}")
+		if [ "${RT_PMD:-af_packet}" = pcap ]; then
+			vdevs+=("--vdev=net_pcap$i,iface=$p")
+		else
+			vdevs+=("--vdev=net_af_packet$i,iface=$p,qpairs=${RT_QPAIRS:-1}")
+		fi
 		i=$((i + 1))
 	done
 	for v in "${RT_VDEVS[@]}"; do
@@ -110,16 +118,22 @@ ns_start_router() {
 	return 1
 }
 
+# ns_stop_router: SIGINT, and routerd's exit status in RT_STATUS (0 when
+# it stopped as asked; a routerd that was gone already, or died by a
+# signal, leaves its status there: 128 + the signal).
+RT_STATUS=0
 ns_stop_router() {
-	if [ -n "$RT_PID" ] && kill -0 "$RT_PID" 2>/dev/null; then
+	RT_STATUS=0
+	[ -n "$RT_PID" ] || return 0
+	if kill -0 "$RT_PID" 2>/dev/null; then
 		kill -INT "$RT_PID"
 		for _ in $(seq 50); do
 			kill -0 "$RT_PID" 2>/dev/null || break
 			sleep 0.1
 		done
 		kill -KILL "$RT_PID" 2>/dev/null || true
-		wait "$RT_PID" 2>/dev/null || true
 	fi
+	wait "$RT_PID" 2>/dev/null || RT_STATUS=$?
 	RT_PID=
 }
 

@@ -17,6 +17,7 @@
 #include "conf.h"
 #include "control.h"
 #include "nexthop.h"
+#include "reasm.h"
 
 void
 conf_defaults(struct rt_settings *s)
@@ -39,6 +40,7 @@ conf_defaults(struct rt_settings *s)
 	s->neigh_source_requests = 100;
 	s->hash_policy = NH_HASH_L4;
 	s->link_poll_ms = 10;
+	s->reasm_kb = RT_REASM_MEM_DEFAULT >> 10;
 	s->control_ports = true;
 	s->punt_rate = 10000;
 	s->kernel_routes = true;
@@ -171,6 +173,8 @@ static const struct num_key {
 	 offsetof(struct rt_settings, neigh_source_requests), false, ""},
 	{"punt-rate", 1, 10000000, offsetof(struct rt_settings, punt_rate), false, ""},
 	{"link-poll-ms", 1, 60000, offsetof(struct rt_settings, link_poll_ms), false, ""},
+	{"reasm-memory", RT_REASM_MEM_MIN >> 10, RT_REASM_MEM_MAX >> 10,
+	 offsetof(struct rt_settings, reasm_kb), false, " (KiB)"},
 };
 
 /* The on/off settings. */

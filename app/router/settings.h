@@ -32,6 +32,7 @@ struct rt_settings {
 	uint32_t neigh_port_requests, neigh_source_requests;     /* 1000, 100 */
 	uint8_t hash_policy;                                     /* enum nh_hash_policy */
 	uint32_t link_poll_ms;                                   /* carrier polled this often, 10 */
+	uint32_t reasm_kb; /* fragment data held for reassembly, KiB: 4096 */
 	/* Control-plane ports (docs/control-plane.md): a TAP per port, on by
 	 * default, named after the port or the prefix and its number; what
 	 * is punted to each, at most punt_rate packets a second. */

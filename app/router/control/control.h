@@ -72,6 +72,10 @@ struct rt_addr {
 	X(REASM_OKS, "control", "reasm_oks", false)                                                \
 	X(REASM_FAILS, "control", "reasm_fails", false)                                            \
 	X(REASM_TIMEOUTS, "control", "reasm_timeouts", false)                                      \
+	X(REASM_EVICTED, "control", "reasm_evicted", false)                                        \
+	X(REASM_SRC_EVICTED, "control", "reasm_src_evicted", false)                                \
+	X(REASM_PENDING, "control", "reasm_pending", true)                                         \
+	X(REASM_BYTES, "control", "reasm_bytes", true)                                             \
 	X(TX_RING_FULL, "control", "tx_ring_full", false)                                          \
 	X(TX_SENT, "control", "tx_sent", false)                                                    \
 	X(TX_DROPPED, "control", "tx_dropped", false)                                              \

@@ -153,7 +153,7 @@ void
 rt_reasm_timer(struct router *r, uint64_t now_ms)
 {
 	struct rte_mbuf *first;
-	while ((first = rt_reasm_expire(r->reasm, now_ms)) != NULL) {
+	while ((first = rt_reasm_expire(r->reasm, r->pool, now_ms)) != NULL) {
 		RT_LOG(DEBUG, exception, "reassembly timed out, first fragment from %s",
 		       first->port < r->dp.nb_ports ? r->dp.port[first->port].name : "?");
 		rt_icmp_error(r, first, first->port, RT_ICMP_REASM_TIMEOUT, 0);

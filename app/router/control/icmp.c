@@ -5,9 +5,13 @@
  * core only.
  *
  * Errors are rate-limited as Linux limits them: per destination, a burst
- * of 6 then one per icmp-ratelimit milliseconds (icmp_limit.c; ICMPv6
- * packet too big is exempt, path MTU discovery needs it), and overall by
- * a token bucket (icmp-rate per second, icmp-burst). Never sent about an
+ * of 6 then one per icmp-ratelimit milliseconds (icmp_limit.c), and
+ * overall by a token bucket (icmp-rate per second, icmp-burst). Path MTU
+ * discovery's errors (IPv4 fragmentation needed, ICMPv6 packet too big)
+ * are exempt from both, as Linux exempts them, so that a flood of
+ * packets whose TTL runs out cannot starve it; they have a bucket of
+ * their own of the same rate, so that a flood of packets too big for a
+ * link cannot draw errors without bound. Never sent about an
  * ICMP error, a packet to a multicast or broadcast address, a non-first
  * fragment, or from an invalid source.
  *
@@ -48,28 +52,30 @@ static const struct icmp_code {
 	[RT_ICMP_PARAM_PROBLEM] = {12, 0, 4, 0}, /* erroneous header field */
 };
 
-/* The global limit: icmp-rate errors a second, icmp-burst saved. */
-static struct icmp_bucket bucket;
+/* The global limit: icmp-rate errors a second, icmp-burst saved; and
+ * path MTU discovery's, alike. */
+static struct icmp_bucket bucket, pmtu_bucket;
 static uint64_t bucket_interval;
 static struct icmp_limit dest_limit;
 
 void
 rt_icmp_init(struct router *r)
 {
-	bucket = (struct icmp_bucket){0};
+	bucket = pmtu_bucket = (struct icmp_bucket){0};
 	bucket_interval = rte_get_tsc_hz() / r->conf.icmp_rate;
 	icmp_limit_init(&dest_limit, (uint64_t)r->conf.icmp_ratelimit_ms * rte_get_tsc_hz() / 1000);
 }
 
 /* Both limits for an error to key (icmp_limit.h): the destination's,
  * then the global one, so that a destination over its limit does not use
- * up the global tokens. */
+ * up the global tokens; or, for path MTU discovery, its bucket alone. */
 static bool
-icmp_allow(struct router *r, const uint8_t key[16], bool per_dest)
+icmp_allow(struct router *r, const uint8_t key[16], bool pmtu)
 {
 	uint64_t now = rte_get_tsc_cycles();
-	if ((!per_dest || icmp_limit_allow(&dest_limit, key, now)) &&
-	    icmp_bucket_take(&bucket, now, bucket_interval, r->conf.icmp_burst))
+	if (pmtu ? icmp_bucket_take(&pmtu_bucket, now, bucket_interval, r->conf.icmp_burst)
+		 : icmp_limit_allow(&dest_limit, key, now) &&
+			    icmp_bucket_take(&bucket, now, bucket_interval, r->conf.icmp_burst))
 		return true;
 	r->ctr[RT_CTR_ICMP_RATELIMITED]++;
 	return false;
@@ -100,7 +106,7 @@ error4(struct router *r, struct rte_mbuf *m, uint16_t in, uint8_t type, uint8_t 
 	const struct rt_addr *a = rt_addr_pick(r, in, FIB_AF_INET, &oip->src_addr);
 	uint8_t key[16];
 	icmp_limit_key4(oip->src_addr, key);
-	if (a == NULL || !icmp_allow(r, key, true))
+	if (a == NULL || !icmp_allow(r, key, type == 3 && code == 4))
 		return;
 	uint32_t quote = olen;
 	if (quote > ICMP4_MAX - sizeof(struct rte_ipv4_hdr) - 8)
@@ -163,7 +169,7 @@ error6(struct router *r, struct rte_mbuf *m, uint16_t in, uint8_t type, uint8_t 
 	if (memcmp(oip->src_addr, zero, 16) == 0)
 		return;
 	const struct rt_addr *a = rt_addr_pick(r, in, FIB_AF_INET6, oip->src_addr);
-	if (a == NULL || !icmp_allow(r, oip->src_addr, type != 2)) /* 2: packet too big */
+	if (a == NULL || !icmp_allow(r, oip->src_addr, type == 2)) /* 2: packet too big */
 		return;
 	uint32_t quote = olen;
 	if (quote > ICMP6_MAX - sizeof(struct rte_ipv6_hdr) - 8)
@@ -225,6 +231,17 @@ msg_cksum(const struct rte_mbuf *m, uint32_t off, uint32_t len, const struct rte
 	return (uint16_t)~rt_cksum_mbuf(m, off, len, ip6 ? rte_ipv6_phdr_cksum(ip6, 0) : 0);
 }
 
+/* Does the echo request m hold, in its first segment, its IP header and
+ * the ICMP header, and in all the length its IP header says? Whatever
+ * made it (a worker's checks, reassembly), the checksum below walks that
+ * length. */
+static bool
+echo_fits(const struct rte_mbuf *m, uint32_t l4, uint32_t l4_len)
+{
+	return l4_len >= 8 && l4 + 8 <= rte_pktmbuf_data_len(m) &&
+	       l4 + l4_len <= rte_pktmbuf_pkt_len(m);
+}
+
 void
 rt_icmp_echo(struct router *r, struct rte_mbuf *m, uint16_t in)
 {
@@ -234,6 +251,11 @@ rt_icmp_echo(struct router *r, struct rte_mbuf *m, uint16_t in)
 		unsigned int ihl = (ip->version_ihl & 0xf) * 4u;
 		uint16_t tot = rte_be_to_cpu_16(ip->total_length);
 		uint8_t *icmp = (uint8_t *)ip + ihl;
+		if (tot < ihl || !echo_fits(m, RTE_ETHER_HDR_LEN + ihl, tot - ihl)) {
+			r->ctr[RT_CTR_LOCAL_UNHANDLED]++;
+			rte_pktmbuf_free(m);
+			return;
+		}
 		uint32_t s = ip->src_addr;
 		ip->src_addr = ip->dst_addr;
 		ip->dst_addr = s;
@@ -251,6 +273,12 @@ rt_icmp_echo(struct router *r, struct rte_mbuf *m, uint16_t in)
 	} else {
 		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(eth + 1);
 		uint8_t *icmp = (uint8_t *)(ip + 1), s[16];
+		if (!echo_fits(m, RTE_ETHER_HDR_LEN + sizeof(*ip),
+			       rte_be_to_cpu_16(ip->payload_len))) {
+			r->ctr[RT_CTR_LOCAL_UNHANDLED]++;
+			rte_pktmbuf_free(m);
+			return;
+		}
 		memcpy(s, ip->src_addr, 16);
 		memcpy(ip->src_addr, ip->dst_addr, 16);
 		memcpy(ip->dst_addr, s, 16);

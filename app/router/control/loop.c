@@ -163,7 +163,7 @@ rt_control_init(struct router *r)
 	r->neigh = neigh_create(&ng, &rt_neigh_ops, r);
 	if (r->neigh == NULL)
 		return -errno;
-	r->reasm = rt_reasm_create();
+	r->reasm = rt_reasm_create((size_t)r->conf.reasm_kb << 10, (uint32_t)rte_rdtsc());
 	r->nh_used_seen = calloc(NH_INDEX_MAX + 1, sizeof(uint32_t));
 	if (r->reasm == NULL || r->nh_used_seen == NULL || epoll_fd() < 0)
 		return -ENOMEM;

@@ -1,74 +1,103 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Reassembly for local delivery (reasm.h). Each pending datagram owns a
- * 64 KiB buffer its fragments' data is copied into, and a bitmap of the
- * 8-byte units received: overlaps and duplicates are a test on the
- * bitmap, completion a byte count. The first fragment's mbuf is kept: its
- * headers start the reassembled frame, and an expiry quotes it in the
- * ICMP error. Pending datagrams are found by a scan of at most
- * RT_REASM_MAX slots: a slow path, on the control core only.
+ * Reassembly for local delivery (reasm.h). A pending datagram is a
+ * descriptor: its key, a bitmap of the 8-byte units received (overlaps
+ * and duplicates are a test on it, completion a byte count), a copy of
+ * the first fragment's headers, and up to 64 chunks of 1 KiB from the
+ * shared pool that hold its data at their place in the datagram.
+ * Descriptors are found by a hash keyed with a seed, and kept on two
+ * lists by age (one a family, whose timeouts differ), oldest first: what
+ * expires is at their heads, and so is what eviction takes.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include <rte_byteorder.h>
+#include <rte_common.h>
 #include <rte_ether.h>
 #include <rte_ip.h>
+#include <rte_jhash.h>
 #include <rte_mbuf.h>
 
 #include "reasm.h"
+#include "reasm_priv.h"
 
-#define DATA_MAX 65536u /* the most an IP length field lets a datagram carry */
-#define IP6_FRAG 44
+#define CHUNK 1024u
+#define DGRAM_CHUNKS (DATA_MAX / CHUNK)
+#define NIL UINT16_MAX
+#define HASH_BUCKETS 2048u /* a power of two, twice RT_REASM_MAX */
+#define SRC_BUCKETS 4096u  /* sources, by a hash: two sharing one share a limit */
+#define SRC_SHARE 8u       /* a source holds at most 1/SRC_SHARE of either bound */
+#define QUOTE_MAX 1280u    /* data of an expired first fragment kept for the ICMP error */
 
-/* What a fragment says about itself. Offsets are from the frame's start. */
-struct frag_info {
-	uint8_t family; /* 4 or 6 */
-	uint8_t proto;  /* IPv4: part of the key; IPv6: the Fragment header's next header */
-	uint32_t id;
-	const uint8_t *src, *dst;
-	uint32_t off, len;   /* where its data goes in the datagram, and how much */
-	bool more;           /* more fragments follow */
-	uint16_t data_at;    /* its data, after all headers */
-	uint16_t nh_at;      /* IPv6: the next-header byte that names the Fragment header */
-	uint16_t unfrag_len; /* IP header, plus IPv6 headers before the Fragment header */
-};
+_Static_assert(RT_REASM_MAX < NIL && RT_REASM_MEM_MAX / CHUNK < NIL, "16-bit indexes");
+_Static_assert(RT_REASM_MEM_MIN / SRC_SHARE >= DATA_MAX,
+	       "a source's share holds the largest datagram");
 
 struct dgram {
 	bool used;
 	uint8_t family, proto;
 	uint8_t src[16], dst[16];
 	uint32_t id;
-	uint64_t expires_ms;
+	uint16_t hnext;        /* the hash bucket's chain, or the free list */
+	uint16_t older, newer; /* the family's age list */
+	uint16_t src_bucket;
+	uint16_t nb_chunks;
+	uint64_t created_ms, expires_ms;
 	uint32_t total; /* data bytes: known once the last fragment arrived, else 0 */
 	uint32_t got;   /* data bytes received */
 	uint32_t end;   /* the furthest byte received */
-	struct rte_mbuf *first;
-	struct frag_info first_info;
-	uint64_t units[DATA_MAX / 8 / 64]; /* 8-byte units received */
-	uint8_t *data;
+	/* The first fragment, once it arrived (hdr_len != 0): its frame's
+	 * headers, what they say, the data it carried, its port. */
+	uint16_t hdr_len, unfrag_len, nh_at, first_len, port;
+	uint8_t first_proto;
+	uint16_t chunk[DGRAM_CHUNKS]; /* NIL where nothing arrived */
+	uint64_t units[DATA_MAX / 8 / 64];
+	uint8_t hdr[RT_REASM_HDR_MAX];
 };
 
 struct rt_reasm {
-	unsigned int pending;
 	struct rt_reasm_stats st;
+	uint32_t seed;
+	uint32_t nb_chunks, nb_free_chunks;
+	uint32_t src_max_dgrams, src_max_chunks;
+	uint16_t free_dgram;
+	uint16_t oldest[2], newest[2]; /* a list a family: [0] IPv4, [1] IPv6 */
+	uint16_t *free_chunks;         /* a stack of chunk numbers */
+	uint8_t *mem;                  /* nb_chunks x CHUNK: pages touched when used */
+	uint16_t hash[HASH_BUCKETS];
+	uint16_t src_dgrams[SRC_BUCKETS];
+	uint32_t src_chunks[SRC_BUCKETS];
 	struct dgram d[RT_REASM_MAX];
-	uint8_t *buf; /* RT_REASM_MAX x DATA_MAX: pages are touched only when used */
 };
 
 struct rt_reasm *
-rt_reasm_create(void)
+rt_reasm_create(size_t mem_max, uint32_t seed)
 {
+	if (mem_max == 0)
+		mem_max = RT_REASM_MEM_DEFAULT;
+	mem_max = RTE_MAX(RTE_MIN(mem_max, (size_t)RT_REASM_MEM_MAX), (size_t)RT_REASM_MEM_MIN);
 	struct rt_reasm *ra = calloc(1, sizeof(*ra));
 	if (ra == NULL)
 		return NULL;
-	ra->buf = calloc(RT_REASM_MAX, DATA_MAX);
-	if (ra->buf == NULL) {
-		free(ra);
+	ra->seed = seed;
+	ra->nb_chunks = ra->nb_free_chunks = (uint32_t)(mem_max / CHUNK);
+	ra->src_max_chunks = ra->nb_chunks / SRC_SHARE;
+	ra->src_max_dgrams = RT_REASM_MAX / SRC_SHARE;
+	ra->mem = malloc((size_t)ra->nb_chunks * CHUNK);
+	ra->free_chunks = malloc(ra->nb_chunks * sizeof(*ra->free_chunks));
+	if (ra->mem == NULL || ra->free_chunks == NULL) {
+		rt_reasm_destroy(ra);
 		return NULL;
 	}
+	for (uint32_t i = 0; i < ra->nb_chunks; i++)
+		ra->free_chunks[i] = (uint16_t)i;
+	for (unsigned int i = 0; i < HASH_BUCKETS; i++)
+		ra->hash[i] = NIL;
 	for (unsigned int i = 0; i < RT_REASM_MAX; i++)
-		ra->d[i].data = ra->buf + (size_t)i * DATA_MAX;
+		ra->d[i].hnext = i + 1 < RT_REASM_MAX ? (uint16_t)(i + 1) : NIL;
+	ra->free_dgram = 0;
+	ra->oldest[0] = ra->oldest[1] = ra->newest[0] = ra->newest[1] = NIL;
 	return ra;
 }
 
@@ -77,147 +106,149 @@ rt_reasm_destroy(struct rt_reasm *ra)
 {
 	if (ra == NULL)
 		return;
-	for (unsigned int i = 0; i < RT_REASM_MAX; i++)
-		if (ra->d[i].used)
-			rte_pktmbuf_free(ra->d[i].first);
-	free(ra->buf);
+	free(ra->mem);
+	free(ra->free_chunks);
 	free(ra);
 }
 
-/* @return 0 and *fi for a fragment (headers within the frame), -1
- * otherwise. Frames from a port are single segments. */
+/* Append n bytes at src to the chain whose last segment is *last,
+ * taking segments from pool as each fills. @return -1 when mbufs run
+ * out (the caller frees the chain). */
 static int
-parse(const struct rte_mbuf *m, struct frag_info *fi)
+append(struct rte_mempool *pool, struct rte_mbuf *head, struct rte_mbuf **last, const uint8_t *src,
+       uint32_t n)
 {
-	const uint8_t *f = rte_pktmbuf_mtod(m, const uint8_t *);
-	uint32_t flen = rte_pktmbuf_data_len(m);
-	const struct rte_ether_hdr *eth = (const struct rte_ether_hdr *)f;
-	const uint8_t *l3 = f + RTE_ETHER_HDR_LEN;
-	memset(fi, 0, sizeof(*fi));
-	if (eth->ether_type == RTE_BE16(RTE_ETHER_TYPE_IPV4)) {
-		const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)l3;
-		unsigned int ihl = (ip->version_ihl & 0xf) * 4u;
-		unsigned int tot = rte_be_to_cpu_16(ip->total_length);
-		uint16_t fo = rte_be_to_cpu_16(ip->fragment_offset);
-		if (flen < RTE_ETHER_HDR_LEN + sizeof(*ip) || ihl < sizeof(*ip) || tot < ihl ||
-		    RTE_ETHER_HDR_LEN + tot > flen)
-			return -1;
-		fi->family = 4;
-		fi->proto = ip->next_proto_id;
-		fi->id = rte_be_to_cpu_16(ip->packet_id);
-		fi->src = (const uint8_t *)&ip->src_addr;
-		fi->dst = (const uint8_t *)&ip->dst_addr;
-		fi->off = (uint32_t)(fo & RTE_IPV4_HDR_OFFSET_MASK) * 8;
-		fi->more = (fo & RTE_IPV4_HDR_MF_FLAG) != 0;
-		fi->len = tot - ihl;
-		fi->unfrag_len = (uint16_t)ihl;
-		fi->data_at = (uint16_t)(RTE_ETHER_HDR_LEN + ihl);
-		return fi->off != 0 || fi->more ? 0 : -1;
+	while (n > 0) {
+		uint16_t room = rte_pktmbuf_tailroom(*last);
+		if (room == 0) {
+			struct rte_mbuf *seg = rte_pktmbuf_alloc(pool);
+			if (seg == NULL)
+				return -1;
+			(*last)->next = seg;
+			*last = seg;
+			head->nb_segs++;
+			continue;
+		}
+		uint16_t k = (uint16_t)RTE_MIN(n, (uint32_t)room);
+		memcpy(rte_pktmbuf_mtod_offset(*last, uint8_t *, (*last)->data_len), src, k);
+		(*last)->data_len = (uint16_t)((*last)->data_len + k);
+		head->pkt_len += k;
+		src += k;
+		n -= k;
 	}
-	if (eth->ether_type != RTE_BE16(RTE_ETHER_TYPE_IPV6))
-		return -1;
-	const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)l3;
-	if (flen < RTE_ETHER_HDR_LEN + sizeof(*ip))
-		return -1;
-	unsigned int end = sizeof(*ip) + rte_be_to_cpu_16(ip->payload_len);
-	if (RTE_ETHER_HDR_LEN + end > flen)
-		return -1;
-	/* Only Hop-by-Hop, Routing and Destination Options headers may come
-	 * before the Fragment header (RFC 8200 4.1, 4.5). */
-	unsigned int p = sizeof(*ip), nh_at = offsetof(struct rte_ipv6_hdr, proto);
-	uint8_t nh = ip->proto;
-	while (nh == IPPROTO_HOPOPTS || nh == IPPROTO_ROUTING || nh == IPPROTO_DSTOPTS) {
-		if (p + 8 > end)
-			return -1;
-		nh_at = p;
-		nh = l3[p];
-		p += (l3[p + 1] + 1u) * 8;
-	}
-	if (nh != IP6_FRAG || p + 8 > end)
-		return -1;
-	const uint8_t *fh = l3 + p;
-	uint16_t fo = (uint16_t)(fh[2] << 8 | fh[3]);
-	fi->family = 6;
-	fi->proto = fh[0];
-	fi->id = (uint32_t)fh[4] << 24 | (uint32_t)fh[5] << 16 | (uint32_t)fh[6] << 8 | fh[7];
-	fi->src = ip->src_addr;
-	fi->dst = ip->dst_addr;
-	fi->off = fo & 0xfff8u;
-	fi->more = (fo & 1) != 0;
-	fi->len = end - (p + 8);
-	fi->unfrag_len = (uint16_t)p;
-	fi->nh_at = (uint16_t)(RTE_ETHER_HDR_LEN + nh_at);
-	fi->data_at = (uint16_t)(RTE_ETHER_HDR_LEN + p + 8);
 	return 0;
 }
 
-bool
-rt_reasm_is_fragment(const struct rte_mbuf *m)
-{
-	struct frag_info fi;
-	return parse(m, &fi) == 0;
-}
-
-/*
- * The whole datagram as one frame: the first fragment's headers (less
- * its Fragment header, for IPv6), then total bytes of data, in segments
- * from pool. NULL when mbufs run out.
- */
+/* The frame of a whole datagram of `total` data bytes, its data still to
+ * append: the first fragment's headers hdr (hdr_len bytes, its
+ * unfragmentable part unfrag_len of them after Ethernet), less its
+ * Fragment header for IPv6 (whose next header, proto, takes the place
+ * of the byte at nh_at), lengths set. NULL when mbufs run out. */
 static struct rte_mbuf *
-build(struct rte_mempool *pool, const struct rte_mbuf *first, const struct frag_info *fi,
-      const uint8_t *data, uint32_t total)
+whole_head(struct rte_mempool *pool, const uint8_t *hdr, uint8_t family, uint16_t unfrag_len,
+	   uint16_t nh_at, uint8_t proto, uint32_t total)
 {
-	const uint8_t *f = rte_pktmbuf_mtod(first, const uint8_t *);
-	unsigned int hdr = RTE_ETHER_HDR_LEN + fi->unfrag_len;
-	struct rte_mbuf *head = rte_pktmbuf_alloc(pool), *last = head;
-	if (head == NULL || rte_pktmbuf_tailroom(head) < hdr + 8) {
+	unsigned int len = RTE_ETHER_HDR_LEN + unfrag_len;
+	struct rte_mbuf *head = rte_pktmbuf_alloc(pool);
+	if (head == NULL || rte_pktmbuf_tailroom(head) < len + 8) {
 		rte_pktmbuf_free(head);
 		return NULL;
 	}
-	uint8_t *h = (uint8_t *)rte_pktmbuf_append(head, (uint16_t)hdr);
-	memcpy(h, f, hdr);
-	if (fi->family == 4) {
+	uint8_t *h = (uint8_t *)rte_pktmbuf_append(head, (uint16_t)len);
+	memcpy(h, hdr, len);
+	uint16_t iplen = (uint16_t)rt_frag_ip_length(family, unfrag_len, total);
+	if (family == 4) {
 		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(h + RTE_ETHER_HDR_LEN);
-		ip->total_length = rte_cpu_to_be_16((uint16_t)(fi->unfrag_len + total));
+		ip->total_length = rte_cpu_to_be_16(iplen);
 		ip->fragment_offset = 0;
 		ip->hdr_checksum = 0;
 		ip->hdr_checksum = rte_ipv4_cksum(ip);
 	} else {
 		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(h + RTE_ETHER_HDR_LEN);
-		ip->payload_len =
-			rte_cpu_to_be_16((uint16_t)(fi->unfrag_len - sizeof(*ip) + total));
-		h[fi->nh_at] = fi->proto; /* the Fragment header's next header takes its place */
+		ip->payload_len = rte_cpu_to_be_16(iplen);
+		h[nh_at] = proto;
 	}
-	for (uint32_t pos = 0; pos < total;) {
-		uint16_t room = rte_pktmbuf_tailroom(last);
-		if (room == 0) {
-			struct rte_mbuf *seg = rte_pktmbuf_alloc(pool);
-			if (seg == NULL) {
-				rte_pktmbuf_free(head);
-				return NULL;
-			}
-			last->next = seg;
-			last = seg;
-			head->nb_segs++;
-			continue;
-		}
-		uint16_t n = (uint16_t)(total - pos < room ? total - pos : room);
-		memcpy(rte_pktmbuf_mtod_offset(last, uint8_t *, last->data_len), data + pos, n);
-		last->data_len = (uint16_t)(last->data_len + n);
-		head->pkt_len += n;
-		pos += n;
-	}
-	head->port = first->port;
 	return head;
 }
 
+/* The lists and counts a descriptor is on. */
+
+static unsigned int
+fam(uint8_t family)
+{
+	return family == 6;
+}
+
+/* The addresses come straight from frames, at any alignment: copied
+ * into words for rte_jhash, which reads words. */
+static uint32_t
+key_hash(const struct rt_reasm *ra, uint8_t family, uint8_t proto, uint32_t id, const uint8_t *src,
+	 const uint8_t *dst)
+{
+	unsigned int alen = family == 4 ? 4 : 16;
+	uint32_t k[8];
+	memcpy(k, src, alen);
+	memcpy(k + alen / 4, dst, alen);
+	return rte_jhash_32b(k, alen / 2,
+			     ra->seed ^ id ^ (uint32_t)family << 8 ^ (family == 4 ? proto : 0)) &
+	       (HASH_BUCKETS - 1);
+}
+
+/* A source's bucket: an IPv4 address, an IPv6 /64 (a host has a /64 to
+ * pick addresses from, so a limit on less would not hold it). */
+static uint16_t
+src_bucket(const struct rt_reasm *ra, uint8_t family, const uint8_t *src)
+{
+	uint32_t k[2];
+	memcpy(k, src, family == 4 ? 4 : 8);
+	return (uint16_t)(rte_jhash_32b(k, family == 4 ? 1 : 2, ra->seed + family) &
+			  (SRC_BUCKETS - 1));
+}
+
+static uint16_t
+idx(const struct rt_reasm *ra, const struct dgram *d)
+{
+	return (uint16_t)(d - ra->d);
+}
+
+static void
+chunks_free(struct rt_reasm *ra, struct dgram *d)
+{
+	for (unsigned int i = 0; i < DGRAM_CHUNKS && d->nb_chunks > 0; i++)
+		if (d->chunk[i] != NIL) {
+			ra->free_chunks[ra->nb_free_chunks++] = d->chunk[i];
+			d->chunk[i] = NIL;
+			d->nb_chunks--;
+			ra->src_chunks[d->src_bucket]--;
+		}
+}
+
+/* Take d off every list and give its memory back. */
 static void
 release(struct rt_reasm *ra, struct dgram *d)
 {
-	rte_pktmbuf_free(d->first);
-	d->first = NULL;
+	uint16_t i = idx(ra, d);
+	uint32_t b = key_hash(ra, d->family, d->proto, d->id, d->src, d->dst);
+	for (uint16_t *p = &ra->hash[b]; *p != NIL; p = &ra->d[*p].hnext)
+		if (*p == i) {
+			*p = d->hnext;
+			break;
+		}
+	unsigned int f = fam(d->family);
+	if (d->older != NIL)
+		ra->d[d->older].newer = d->newer;
+	else
+		ra->oldest[f] = d->newer;
+	if (d->newer != NIL)
+		ra->d[d->newer].older = d->older;
+	else
+		ra->newest[f] = d->older;
+	chunks_free(ra, d);
+	ra->src_dgrams[d->src_bucket]--;
 	d->used = false;
-	ra->pending--;
+	d->hnext = ra->free_dgram;
+	ra->free_dgram = i;
+	ra->st.pending--;
 }
 
 static void
@@ -227,18 +258,98 @@ give_up(struct rt_reasm *ra, struct dgram *d)
 	ra->st.fails++;
 }
 
+static void
+evict(struct rt_reasm *ra, struct dgram *d, bool for_source)
+{
+	give_up(ra, d);
+	ra->st.evicted++;
+	ra->st.src_evicted += for_source;
+}
+
+/* The oldest pending datagram but keep (NULL for none), of source bucket
+ * sb of family only when family is not 0. */
+static struct dgram *
+oldest(struct rt_reasm *ra, const struct dgram *keep, uint8_t family, uint16_t sb)
+{
+	struct dgram *best = NULL;
+	for (unsigned int f = 0; f < 2; f++) {
+		if (family != 0 && fam(family) != f)
+			continue;
+		for (uint16_t i = ra->oldest[f]; i != NIL; i = ra->d[i].newer) {
+			struct dgram *d = &ra->d[i];
+			if (d == keep || (family != 0 && d->src_bucket != sb))
+				continue;
+			if (best == NULL || d->created_ms < best->created_ms)
+				best = d;
+			break;
+		}
+	}
+	return best;
+}
+
+/* A chunk for d's data at chunk number ci: from the pool, else by
+ * evicting others, the source's own first when it is over its share.
+ * @return false when none can be had. */
+static bool
+chunk_take(struct rt_reasm *ra, struct dgram *d, unsigned int ci)
+{
+	while (ra->src_chunks[d->src_bucket] >= ra->src_max_chunks) {
+		struct dgram *v = oldest(ra, d, d->family, d->src_bucket);
+		if (v == NULL)
+			return false;
+		evict(ra, v, true);
+	}
+	while (ra->nb_free_chunks == 0) {
+		struct dgram *v = oldest(ra, d, 0, 0);
+		if (v == NULL)
+			return false;
+		evict(ra, v, false);
+	}
+	d->chunk[ci] = ra->free_chunks[--ra->nb_free_chunks];
+	d->nb_chunks++;
+	ra->src_chunks[d->src_bucket]++;
+	return true;
+}
+
+/* Copy len bytes at src into d's data at off. @return false when memory
+ * cannot be had. */
+static bool
+store(struct rt_reasm *ra, struct dgram *d, uint32_t off, const uint8_t *src, uint32_t len)
+{
+	while (len > 0) {
+		unsigned int ci = off / CHUNK, co = off % CHUNK;
+		uint32_t n = RTE_MIN(len, CHUNK - co);
+		if (d->chunk[ci] == NIL && !chunk_take(ra, d, ci))
+			return false;
+		memcpy(ra->mem + (size_t)d->chunk[ci] * CHUNK + co, src, n);
+		off += n;
+		src += n;
+		len -= n;
+	}
+	return true;
+}
+
+/* Append d's data [0, n) to a chain. */
+static int
+append_data(struct rt_reasm *ra, const struct dgram *d, struct rte_mempool *pool,
+	    struct rte_mbuf *head, struct rte_mbuf **last, uint32_t n)
+{
+	for (uint32_t off = 0; off < n; off += CHUNK)
+		if (append(pool, head, last, ra->mem + (size_t)d->chunk[off / CHUNK] * CHUNK,
+			   RTE_MIN(n - off, CHUNK)) < 0)
+			return -1;
+	return 0;
+}
+
+/* The pending datagram fi belongs to, or a new one (making room as
+ * chunk_take does). NULL when none can be had. */
 static struct dgram *
 find(struct rt_reasm *ra, const struct frag_info *fi, uint64_t now_ms)
 {
 	unsigned int alen = fi->family == 4 ? 4 : 16;
-	struct dgram *free_slot = NULL;
-	for (unsigned int i = 0; i < RT_REASM_MAX; i++) {
+	uint32_t b = key_hash(ra, fi->family, fi->proto, fi->id, fi->src, fi->dst);
+	for (uint16_t i = ra->hash[b]; i != NIL; i = ra->d[i].hnext) {
 		struct dgram *d = &ra->d[i];
-		if (!d->used) {
-			if (free_slot == NULL)
-				free_slot = d;
-			continue;
-		}
 		/* RFC 791: source, destination, protocol and identification;
 		 * RFC 8200: source, destination and identification. */
 		if (d->family == fi->family && d->id == fi->id &&
@@ -246,20 +357,47 @@ find(struct rt_reasm *ra, const struct frag_info *fi, uint64_t now_ms)
 		    memcmp(d->src, fi->src, alen) == 0 && memcmp(d->dst, fi->dst, alen) == 0)
 			return d;
 	}
-	if (free_slot == NULL)
-		return NULL;
-	struct dgram *d = free_slot;
+	uint16_t sb = src_bucket(ra, fi->family, fi->src);
+	while (ra->src_dgrams[sb] >= ra->src_max_dgrams) {
+		struct dgram *v = oldest(ra, NULL, fi->family, sb);
+		if (v == NULL)
+			return NULL;
+		evict(ra, v, true);
+	}
+	if (ra->free_dgram == NIL) {
+		struct dgram *v = oldest(ra, NULL, 0, 0);
+		if (v == NULL)
+			return NULL;
+		evict(ra, v, false);
+	}
+	uint16_t i = ra->free_dgram;
+	struct dgram *d = &ra->d[i];
+	ra->free_dgram = d->hnext;
+	memset(d, 0, offsetof(struct dgram, units));
+	memset(d->units, 0, sizeof(d->units));
 	d->used = true;
 	d->family = fi->family;
-	d->proto = fi->proto;
+	d->proto = fi->family == 4 ? fi->proto : 0;
 	d->id = fi->id;
 	memcpy(d->src, fi->src, alen);
 	memcpy(d->dst, fi->dst, alen);
+	d->src_bucket = sb;
+	d->created_ms = now_ms;
 	d->expires_ms = now_ms + (fi->family == 4 ? RT_REASM_TIMEOUT4_MS : RT_REASM_TIMEOUT6_MS);
-	d->total = d->got = d->end = 0;
-	d->first = NULL;
-	memset(d->units, 0, sizeof(d->units));
-	ra->pending++;
+	for (unsigned int c = 0; c < DGRAM_CHUNKS; c++)
+		d->chunk[c] = NIL;
+	d->hnext = ra->hash[b];
+	ra->hash[b] = i;
+	unsigned int f = fam(fi->family);
+	d->older = ra->newest[f];
+	d->newer = NIL;
+	if (ra->newest[f] != NIL)
+		ra->d[ra->newest[f]].newer = i;
+	else
+		ra->oldest[f] = i;
+	ra->newest[f] = i;
+	ra->src_dgrams[sb]++;
+	ra->st.pending++;
 	return d;
 }
 
@@ -280,46 +418,39 @@ units_mark(uint64_t *u, uint32_t a, uint32_t b)
 		u[i / 64] |= 1ull << (i % 64);
 }
 
-/* Data before the last fragment's that is not a multiple of 8 bytes, or
- * a datagram longer than its length field can say (the "ping of death"):
- * @return the offset of the field at fault (IPv6 answers with a
- * parameter problem there, RFC 8200 4.5, as Linux; IPv4 drops), or 0. */
-static uint16_t
-bad_length(const struct frag_info *fi)
-{
-	uint32_t end = fi->off + fi->len;
-	if (fi->more && (fi->len == 0 || fi->len % 8 != 0))
-		return offsetof(struct rte_ipv6_hdr, payload_len);
-	if (end + fi->unfrag_len - (fi->family == 6 ? 40 : 0) > 65535)
-		return (uint16_t)(fi->data_at - RTE_ETHER_HDR_LEN - 6); /* the offset field */
-	return 0;
-}
-
-/* Add fragment m (fi) to d. @return 1 when it was kept or freed as a
- * duplicate, 0 when it conflicts (the caller drops it, the datagram is
- * given up). */
-static int
-add_fragment(struct rt_reasm *ra, struct dgram *d, struct rte_mbuf *m, const struct frag_info *fi)
+/* Add fragment m (fi) to d: its data copied, and its headers when it is
+ * the first. @return false when it conflicts with what d holds, would
+ * make d too long, or finds no memory: d is then given up. m stays the
+ * caller's. */
+static bool
+add_fragment(struct rt_reasm *ra, struct dgram *d, const struct rte_mbuf *m,
+	     const struct frag_info *fi)
 {
 	uint32_t end = fi->off + fi->len;
 	/* The last fragment fixes the length; nothing may lie beyond it, and
 	 * a second last fragment must agree. */
-	if ((!fi->more && ((d->total != 0 && d->total != end) || d->end > end)) ||
-	    (fi->more && d->total != 0 && end > d->total)) {
+	bool bad = (!fi->more && ((d->total != 0 && d->total != end) || d->end > end)) ||
+		   (fi->more && d->total != 0 && end > d->total);
+	/* With the first fragment's headers (options, extension headers),
+	 * the whole must still fit its length field. */
+	uint16_t unfrag = fi->off == 0 ? fi->unfrag_len : d->unfrag_len;
+	if (fi->off == 0 || d->hdr_len != 0)
+		bad |= rt_frag_ip_length(d->family, unfrag, RTE_MAX(end, d->end)) > 65535;
+	bad |= fi->off == 0 && fi->data_at - 8u * (d->family == 6) > RT_REASM_HDR_MAX;
+	if (bad) {
 		give_up(ra, d);
-		return 0;
+		return false;
 	}
 	uint32_t ua = fi->off / 8, ub = (end + 7) / 8;
 	unsigned int marked = units_marked(d->units, ua, ub);
-	if (ub > ua && marked == ub - ua) { /* a duplicate: ignored (not an empty last one) */
-		rte_pktmbuf_free(m);
-		return 1;
-	}
-	if (marked != 0) { /* an overlap: the whole datagram goes (RFC 5722) */
+	if (ub > ua && marked == ub - ua) /* a duplicate: ignored (not an empty last one) */
+		return true;
+	if (marked != 0 || /* an overlap: the whole datagram goes (RFC 5722) */
+	    !store(ra, d, fi->off, rte_pktmbuf_mtod_offset(m, const uint8_t *, fi->data_at),
+		   fi->len)) {
 		give_up(ra, d);
-		return 0;
+		return false;
 	}
-	memcpy(d->data + fi->off, rte_pktmbuf_mtod_offset(m, uint8_t *, fi->data_at), fi->len);
 	units_mark(d->units, ua, ub);
 	d->got += fi->len;
 	if (end > d->end)
@@ -327,12 +458,17 @@ add_fragment(struct rt_reasm *ra, struct dgram *d, struct rte_mbuf *m, const str
 	if (!fi->more)
 		d->total = end;
 	if (fi->off == 0) {
-		d->first = m;
-		d->first_info = *fi;
-	} else {
-		rte_pktmbuf_free(m);
+		/* Its headers, less an IPv6 Fragment header (8 bytes at the
+		 * end of them, never copied: whole_head ends where it starts). */
+		d->hdr_len = (uint16_t)(fi->data_at - 8u * (d->family == 6));
+		memcpy(d->hdr, rte_pktmbuf_mtod(m, const uint8_t *), d->hdr_len);
+		d->unfrag_len = fi->unfrag_len;
+		d->nh_at = fi->nh_at;
+		d->first_proto = fi->proto;
+		d->first_len = (uint16_t)RTE_MIN(fi->len, 65535u);
+		d->port = m->port;
 	}
-	return 1;
+	return true;
 }
 
 struct rte_mbuf *
@@ -340,11 +476,12 @@ rt_reasm_in(struct rt_reasm *ra, struct rte_mbuf *m, struct rte_mempool *pool, u
 	    uint16_t *pointer)
 {
 	struct frag_info fi;
+	struct rte_mbuf *whole = NULL, *last;
 	ra->st.reqds++;
 	*pointer = 0;
-	if (parse(m, &fi) != 0)
-		goto drop; /* not a fragment after all */
-	uint16_t at = bad_length(&fi);
+	if (rt_frag_parse(m, &fi) != 0)
+		goto fail; /* not a fragment after all */
+	uint16_t at = rt_frag_bad_length(&fi);
 	if (at != 0) {
 		ra->st.fails++;
 		if (fi.family == 6) {
@@ -357,49 +494,86 @@ rt_reasm_in(struct rt_reasm *ra, struct rte_mbuf *m, struct rte_mempool *pool, u
 	if (fi.off == 0 && !fi.more) {
 		/* An IPv6 atomic fragment: a datagram of its own, never mixed
 		 * with other fragments (RFC 6946). */
-		struct rte_mbuf *whole = build(
-			pool, m, &fi, rte_pktmbuf_mtod_offset(m, uint8_t *, fi.data_at), fi.len);
-		rte_pktmbuf_free(m);
-		if (whole == NULL) {
-			ra->st.fails++;
-			return NULL;
+		whole = whole_head(pool, rte_pktmbuf_mtod(m, const uint8_t *), 6, fi.unfrag_len,
+				   fi.nh_at, fi.proto, fi.len);
+		last = whole;
+		if (whole == NULL ||
+		    append(pool, whole, &last,
+			   rte_pktmbuf_mtod_offset(m, const uint8_t *, fi.data_at), fi.len) < 0) {
+			rte_pktmbuf_free(whole);
+			goto fail;
 		}
+		whole->port = m->port;
+		rte_pktmbuf_free(m);
 		ra->st.oks++;
 		return whole;
 	}
 	struct dgram *d = find(ra, &fi, now_ms);
 	if (d == NULL || !add_fragment(ra, d, m, &fi))
-		goto drop; /* RT_REASM_MAX pending (no room), or a conflict */
-	if (d->first == NULL || d->total == 0 || d->got != d->total)
+		goto fail;
+	rte_pktmbuf_free(m);
+	if (d->hdr_len == 0 || d->total == 0 || d->got != d->total)
 		return NULL;
-	struct rte_mbuf *whole = build(pool, d->first, &d->first_info, d->data, d->total);
-	if (whole == NULL) {
+	whole = whole_head(pool, d->hdr, d->family, d->unfrag_len, d->nh_at, d->first_proto,
+			   d->total);
+	last = whole;
+	if (whole == NULL || append_data(ra, d, pool, whole, &last, d->total) < 0) {
+		rte_pktmbuf_free(whole);
 		give_up(ra, d);
 		return NULL;
 	}
+	whole->port = d->port;
 	release(ra, d);
 	ra->st.oks++;
 	return whole;
-drop:
+fail:
 	ra->st.fails++;
 	rte_pktmbuf_free(m);
 	return NULL;
 }
 
-struct rte_mbuf *
-rt_reasm_expire(struct rt_reasm *ra, uint64_t now_ms)
+/* The first fragment of d as it came, its data cut to what an ICMP error
+ * quotes; NULL when it never came or mbufs run out. */
+static struct rte_mbuf *
+first_copy(struct rt_reasm *ra, const struct dgram *d, struct rte_mempool *pool)
 {
-	for (unsigned int i = 0; i < RT_REASM_MAX && ra->pending > 0; i++) {
-		struct dgram *d = &ra->d[i];
-		if (!d->used || now_ms < d->expires_ms)
-			continue;
-		struct rte_mbuf *first = d->first;
-		d->first = NULL;
-		give_up(ra, d);
-		ra->st.timeouts++;
-		if (first != NULL)
-			return first;
+	if (d->hdr_len == 0)
+		return NULL;
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pool), *last = m;
+	uint32_t n = RTE_MIN((uint32_t)d->first_len, QUOTE_MAX);
+	if (m == NULL || rte_pktmbuf_tailroom(m) < d->hdr_len + 8u + n) {
+		rte_pktmbuf_free(m);
+		return NULL;
 	}
+	append(pool, m, &last, d->hdr, d->hdr_len);
+	if (d->family == 6) { /* its Fragment header: offset 0, more to come */
+		const uint8_t fh[8] = {d->first_proto,
+				       0,
+				       0,
+				       1,
+				       (uint8_t)(d->id >> 24),
+				       (uint8_t)(d->id >> 16),
+				       (uint8_t)(d->id >> 8),
+				       (uint8_t)d->id};
+		append(pool, m, &last, fh, sizeof(fh));
+	}
+	append_data(ra, d, pool, m, &last, n);
+	m->port = d->port;
+	return m;
+}
+
+struct rte_mbuf *
+rt_reasm_expire(struct rt_reasm *ra, struct rte_mempool *pool, uint64_t now_ms)
+{
+	for (unsigned int f = 0; f < 2; f++)
+		while (ra->oldest[f] != NIL && now_ms >= ra->d[ra->oldest[f]].expires_ms) {
+			struct dgram *d = &ra->d[ra->oldest[f]];
+			struct rte_mbuf *first = first_copy(ra, d, pool);
+			give_up(ra, d);
+			ra->st.timeouts++;
+			if (first != NULL)
+				return first;
+		}
 	return NULL;
 }
 
@@ -407,4 +581,5 @@ void
 rt_reasm_stats(const struct rt_reasm *ra, struct rt_reasm_stats *s)
 {
 	*s = ra->st;
+	s->bytes = (uint64_t)(ra->nb_chunks - ra->nb_free_chunks) * CHUNK;
 }

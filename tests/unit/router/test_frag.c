@@ -132,26 +132,38 @@ new_frame(struct rte_mbuf **m, unsigned int len, uint16_t ethertype)
 	return b;
 }
 
-/* An IPv4 fragment from 192.0.2.2 to 192.0.2.1: len data bytes at off. */
+/* An IPv4 fragment from src to 192.0.2.1 with optlen bytes of options
+ * (no-ops, then an end of list): len data bytes at off. */
 static struct rte_mbuf *
-frag4(uint16_t id, uint32_t off, uint32_t len, bool more)
+frag4_from(uint32_t src, unsigned int optlen, uint16_t id, uint32_t off, uint32_t len, bool more)
 {
 	struct rte_mbuf *m;
-	uint8_t *b = new_frame(&m, RTE_ETHER_HDR_LEN + 20 + len, RTE_ETHER_TYPE_IPV4);
+	unsigned int hl = 20 + optlen;
+	uint8_t *b = new_frame(&m, RTE_ETHER_HDR_LEN + hl + len, RTE_ETHER_TYPE_IPV4);
 	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(b + RTE_ETHER_HDR_LEN);
 	*ip = (struct rte_ipv4_hdr){
-		.version_ihl = 0x45,
-		.total_length = rte_cpu_to_be_16((uint16_t)(20 + len)),
+		.version_ihl = (uint8_t)(0x40 | hl / 4),
+		.total_length = rte_cpu_to_be_16((uint16_t)(hl + len)),
 		.packet_id = rte_cpu_to_be_16(id),
 		.fragment_offset = rte_cpu_to_be_16((uint16_t)(off / 8 | (more ? 0x2000 : 0))),
 		.time_to_live = 64,
 		.next_proto_id = IPPROTO_ICMP,
-		.src_addr = rte_cpu_to_be_32(0xc0000202),
+		.src_addr = rte_cpu_to_be_32(src),
 		.dst_addr = rte_cpu_to_be_32(0xc0000201)};
+	memset(ip + 1, 1, optlen);
+	if (optlen > 0)
+		((uint8_t *)(ip + 1))[optlen - 1] = 0;
 	ip->hdr_checksum = rte_ipv4_cksum(ip);
 	for (uint32_t i = 0; i < len; i++)
-		b[RTE_ETHER_HDR_LEN + 20 + i] = pattern(off + i);
+		b[RTE_ETHER_HDR_LEN + hl + i] = pattern(off + i);
 	return m;
+}
+
+/* An IPv4 fragment from 192.0.2.2 to 192.0.2.1: len data bytes at off. */
+static struct rte_mbuf *
+frag4(uint16_t id, uint32_t off, uint32_t len, bool more)
+{
+	return frag4_from(0xc0000202, 0, id, off, len, more);
 }
 
 /* An IPv6 fragment from 2001:db8::2 to 2001:db8::1 (ICMPv6 inside):
@@ -233,7 +245,7 @@ test_reasm4(void **state)
 {
 	(void)state;
 	unsigned int avail = rte_mempool_avail_count(r.pool);
-	struct rt_reasm *ra = rt_reasm_create();
+	struct rt_reasm *ra = rt_reasm_create(0, 1);
 	assert_non_null(ra);
 	struct rte_mbuf *f[5] = {frag4(9, 4440, 560, false), frag4(9, 2960, 1480, true),
 				 frag4(9, 1480, 1480, true), frag4(9, 0, 1480, true)};
@@ -284,7 +296,7 @@ test_reasm6(void **state)
 {
 	(void)state;
 	unsigned int avail = rte_mempool_avail_count(r.pool);
-	struct rt_reasm *ra = rt_reasm_create();
+	struct rt_reasm *ra = rt_reasm_create(0, 1);
 	struct rte_mbuf *f[3] = {frag6(0x12345678, 2464, 536, false, true),
 				 frag6(0x12345678, 0, 1232, true, true),
 				 frag6(0x12345678, 1232, 1232, true, true)};
@@ -310,15 +322,15 @@ test_reasm6(void **state)
 
 /* What is given up: an overlap discards the datagram (RFC 5722), a
  * datagram longer than 65,535 bytes is refused, data after the first
- * that is not a multiple of 8 is refused, a datagram that does not
- * complete expires (its first fragment returned, for the ICMP error),
- * and no more than RT_REASM_MAX are pending. */
+ * that is not a multiple of 8 is refused, and a datagram that does not
+ * complete expires: a copy of its first fragment returned, with its
+ * port, for the ICMP error. No mbuf is held meanwhile. */
 static void
 test_reasm_limits(void **state)
 {
 	(void)state;
 	unsigned int avail = rte_mempool_avail_count(r.pool);
-	struct rt_reasm *ra = rt_reasm_create();
+	struct rt_reasm *ra = rt_reasm_create(0, 1);
 	struct rt_reasm_stats st;
 
 	assert_null(reasm_in(ra, frag4(1, 0, 1480, true)));
@@ -342,28 +354,204 @@ test_reasm_limits(void **state)
 	assert_int_equal(st.fails, 5);
 	/* id 1's last fragment is pending, without its first: it expires
 	 * with nothing to quote. */
-	assert_null(rt_reasm_expire(ra, now + RT_REASM_TIMEOUT4_MS));
+	assert_int_equal(rte_mempool_avail_count(r.pool), avail); /* nothing held */
+	assert_null(rt_reasm_expire(ra, r.pool, now + RT_REASM_TIMEOUT4_MS));
 
-	for (uint16_t id = 100; id < 100 + RT_REASM_MAX; id++)
-		assert_null(reasm_in(ra, frag4(id, 0, 8, true)));
-	assert_null(reasm_in(ra, frag4(99, 0, 8, true))); /* no room */
+	/* First fragments of both families, on ports 3 and 4: each expires
+	 * at its family's timeout, oldest first, as its first fragment. */
+	for (uint16_t id = 100; id < 110; id++) {
+		struct rte_mbuf *m = frag4(id, 0, 1480, true);
+		m->port = 3;
+		assert_null(reasm_in(ra, m));
+		m = frag6(id, 0, 1232, true, true);
+		m->port = 4;
+		assert_null(reasm_in(ra, m));
+	}
+	assert_int_equal(rte_mempool_avail_count(r.pool), avail);
 	rt_reasm_stats(ra, &st);
-	assert_int_equal(st.fails, 7);
-	assert_null(rt_reasm_expire(ra, now + RT_REASM_TIMEOUT4_MS - 1));
-	for (int i = 0; i < RT_REASM_MAX; i++) {
-		struct rte_mbuf *first = rt_reasm_expire(ra, now + RT_REASM_TIMEOUT4_MS);
+	assert_int_equal(st.pending, 20);
+	assert_int_equal(st.bytes, 10 * 2048 + 10 * 2048); /* 1 KiB chunks */
+	assert_null(rt_reasm_expire(ra, r.pool, now + RT_REASM_TIMEOUT4_MS - 1));
+	for (uint16_t id = 100; id < 110; id++) {
+		struct rte_mbuf *first = rt_reasm_expire(ra, r.pool, now + RT_REASM_TIMEOUT4_MS);
 		assert_non_null(first);
+		assert_int_equal(first->port, 3);
 		const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(
 			first, const struct rte_ipv4_hdr *, RTE_ETHER_HDR_LEN);
 		assert_int_equal(rte_be_to_cpu_16(ip->fragment_offset), 0x2000); /* the first */
+		assert_int_equal(rte_be_to_cpu_16(ip->packet_id), id);
+		assert_int_equal(rte_ipv4_cksum(ip), 0);
+		assert_data(first, RTE_ETHER_HDR_LEN + 20, 1280); /* what a quote needs */
 		rte_pktmbuf_free(first);
 	}
-	assert_null(rt_reasm_expire(ra, now + RT_REASM_TIMEOUT4_MS));
+	assert_null(rt_reasm_expire(ra, r.pool, now + RT_REASM_TIMEOUT6_MS - 1));
+	for (uint16_t id = 100; id < 110; id++) {
+		struct rte_mbuf *first = rt_reasm_expire(ra, r.pool, now + RT_REASM_TIMEOUT6_MS);
+		assert_non_null(first);
+		assert_int_equal(first->port, 4);
+		const uint8_t *b = rte_pktmbuf_mtod(first, const uint8_t *);
+		/* As it came: the options header, the Fragment header (offset
+		 * 0, more, its id), then data. */
+		assert_int_equal(b[RTE_ETHER_HDR_LEN + 6], IPPROTO_DSTOPTS);
+		assert_int_equal(b[RTE_ETHER_HDR_LEN + 40], IPPROTO_FRAGMENT);
+		const struct rte_ipv6_fragment_ext *fh = (const void *)(b + RTE_ETHER_HDR_LEN + 48);
+		assert_int_equal(fh->next_header, IPPROTO_ICMPV6);
+		assert_int_equal(rte_be_to_cpu_16(fh->frag_data), 1);
+		assert_int_equal(rte_be_to_cpu_32(fh->id), id);
+		assert_data(first, RTE_ETHER_HDR_LEN + 56, 1232);
+		rte_pktmbuf_free(first);
+	}
+	assert_null(rt_reasm_expire(ra, r.pool, now + RT_REASM_TIMEOUT6_MS));
 	rt_reasm_stats(ra, &st);
-	assert_int_equal(st.timeouts, RT_REASM_MAX + 1);
-	/* Room again. */
-	assert_null(reasm_in(ra, frag4(99, 0, 8, true)));
-	rt_reasm_destroy(ra); /* frees what is pending */
+	assert_int_equal(st.timeouts, 21);
+	assert_int_equal(st.pending, 0);
+	assert_int_equal(st.bytes, 0);
+	rt_reasm_destroy(ra);
+	assert_int_equal(rte_mempool_avail_count(r.pool), avail);
+}
+
+/* A train whose rebuilt datagram's length would wrap: a first fragment
+ * with 4 bytes of options, the rest reaching offset 65,515 with 20-byte
+ * headers (each fragment alone fits 65,535). Sent as an attacker sends
+ * it (first fragment first), last first, and with the first in the
+ * middle; also IPv6 with a Destination Options header before the
+ * Fragment header in the first fragment only. Never reassembled; and
+ * the same trains 8 bytes shorter are, with their exact length. */
+static void
+test_reasm_wrap(void **state)
+{
+	(void)state;
+	unsigned int avail = rte_mempool_avail_count(r.pool);
+	struct rt_reasm *ra = rt_reasm_create(0, 1);
+	for (int shorter = 0; shorter < 2; shorter++) {
+		/* The data ends at 65,515 (24 + 65,515 wraps to 3) or 65,507. */
+		uint32_t last_off = shorter ? 65504 : 65512, last_len = 3;
+		for (int order = 0; order < 3; order++) {
+			uint16_t id = (uint16_t)(500 + shorter * 10 + order);
+			struct rte_mbuf *f[48];
+			int n = 0;
+			f[n++] = frag4_from(0xc0000202, 4, id, 0, 1480, true);
+			for (uint32_t off = 1480; off < last_off; off += 1480)
+				f[n++] = frag4(id, off, RTE_MIN(1480u, last_off - off), true);
+			f[n++] = frag4(id, last_off, last_len, false);
+			if (order == 1) { /* reversed */
+				for (int i = 0; i < n / 2; i++) {
+					struct rte_mbuf *t = f[i];
+					f[i] = f[n - 1 - i];
+					f[n - 1 - i] = t;
+				}
+			} else if (order == 2) { /* the first in the middle */
+				struct rte_mbuf *t = f[0];
+				f[0] = f[n / 2];
+				f[n / 2] = t;
+			}
+			struct rte_mbuf *out = NULL;
+			for (int i = 0; i < n; i++) {
+				assert_null(out);
+				out = reasm_in(ra, f[i]);
+			}
+			if (!shorter) {
+				assert_null(out);
+				continue;
+			}
+			assert_non_null(out);
+			const struct rte_ipv4_hdr *ip = rte_pktmbuf_mtod_offset(
+				out, const struct rte_ipv4_hdr *, RTE_ETHER_HDR_LEN);
+			assert_int_equal(rte_be_to_cpu_16(ip->total_length), 24 + 65507);
+			assert_int_equal(rte_pktmbuf_pkt_len(out), RTE_ETHER_HDR_LEN + 24 + 65507);
+			rte_pktmbuf_free(out);
+		}
+	}
+	/* IPv6: the payload length would be 8 (options) + 65,535. */
+	struct rte_mbuf *f[64];
+	int n = 0;
+	f[n++] = frag6(9, 0, 1232, true, true);
+	for (uint32_t off = 1232; off < 65528; off += 1232)
+		f[n++] = frag6(9, off, RTE_MIN(1232u, 65528 - off), true, false);
+	f[n++] = frag6(9, 65528, 7, false, false); /* 8 + 65,535 alone: fits */
+	for (int i = n - 1; i >= 0; i--)
+		assert_null(reasm_in(ra, f[i]));
+	struct rt_reasm_stats st;
+	rt_reasm_stats(ra, &st);
+	assert_int_equal(st.oks, 3);
+	/* A train given up before its last fragment (the fragment before it
+	 * already ends past 65,535 - 24) leaves that one pending, alone, as
+	 * Linux does: in the two orders where the first came early. */
+	assert_int_equal(st.pending, 2);
+	rt_reasm_destroy(ra);
+	assert_int_equal(rte_mempool_avail_count(r.pool), avail);
+}
+
+/* Datagrams that never complete: 5,000 first fragments from as many
+ * sources (a spoofed flood) keep the table at its bound and its memory
+ * at most its budget, evicting the oldest; a datagram sent after them
+ * is rebuilt. One source alone (a host) holds at most an eighth of the
+ * datagrams and of the memory: its flood evicts its own, and a datagram
+ * another host began before it is rebuilt. */
+static void
+test_reasm_flood(void **state)
+{
+	(void)state;
+	unsigned int avail = rte_mempool_avail_count(r.pool);
+	struct rt_reasm *ra = rt_reasm_create(0, 42);
+	struct rt_reasm_stats st;
+	for (uint32_t i = 0; i < 5000; i++)
+		assert_null(
+			reasm_in(ra, frag4_from(0x0a000000 + i, 0, (uint16_t)i, 0, 1480, true)));
+	rt_reasm_stats(ra, &st);
+	assert_int_equal(st.pending, RT_REASM_MAX);
+	assert_int_equal(st.evicted, 5000 - RT_REASM_MAX);
+	assert_int_equal(st.src_evicted, 0);
+	assert_true(st.bytes <= RT_REASM_MEM_DEFAULT);
+	struct rte_mbuf *f[3] = {frag4(7, 0, 1480, true), frag4(7, 1480, 1480, true),
+				 frag4(7, 2960, 1480, false)};
+	struct rte_mbuf *m = feed(ra, f, 3);
+	assert_non_null(m);
+	assert_data(m, RTE_ETHER_HDR_LEN + 20, 4440);
+	rte_pktmbuf_free(m);
+	/* Large ones: the memory, not the count, is the bound. */
+	for (uint32_t i = 0; i < 300; i++)
+		for (uint32_t off = 0; off < 16 * 1480; off += 1480)
+			assert_null(
+				reasm_in(ra, frag4_from(0x0b000000 + i, 0, 1, off, 1480, true)));
+	rt_reasm_stats(ra, &st);
+	assert_true(st.bytes <= RT_REASM_MEM_DEFAULT);
+	assert_true(st.pending < 300);
+	assert_int_equal(rte_mempool_avail_count(r.pool), avail);
+	rt_reasm_destroy(ra);
+
+	/* One source: host B begins a datagram, host A sends 1,000 that never
+	 * complete, then 60 of 60 KiB; B's completes. */
+	ra = rt_reasm_create(0, 43);
+	assert_null(reasm_in(ra, frag4(8, 0, 1480, true)));
+	for (uint32_t i = 0; i < 1000; i++)
+		assert_null(reasm_in(ra, frag4_from(0x0c000001, 0, (uint16_t)i, 0, 8, true)));
+	rt_reasm_stats(ra, &st);
+	assert_int_equal(st.pending, 1 + RT_REASM_MAX / 8);
+	assert_int_equal(st.src_evicted, 1000 - RT_REASM_MAX / 8);
+	for (uint32_t i = 0; i < 60; i++)
+		for (uint32_t off = 0; off < 41 * 1480; off += 1480)
+			assert_null(reasm_in(ra, frag4_from(0x0c000001, 0, (uint16_t)(2000 + i),
+							    off, 1480, true)));
+	rt_reasm_stats(ra, &st);
+	assert_true(st.bytes <= RT_REASM_MEM_DEFAULT / 8 + 2048);
+	assert_int_equal(st.evicted, st.src_evicted); /* only its own */
+	f[0] = frag4(8, 1480, 100, false);
+	m = reasm_in(ra, f[0]);
+	assert_non_null(m);
+	assert_data(m, RTE_ETHER_HDR_LEN + 20, 1580);
+	rte_pktmbuf_free(m);
+	/* A 64 KiB datagram from the flooding source still fits its share. */
+	int n = 0;
+	struct rte_mbuf *big[45];
+	for (uint32_t off = 0; off < 65000; off += 1480)
+		big[n++] = frag4_from(0x0c000001, 0, 9999, off, RTE_MIN(1480u, 65000 - off),
+				      off + 1480 < 65000);
+	m = feed(ra, big, n);
+	assert_non_null(m);
+	assert_data(m, RTE_ETHER_HDR_LEN + 20, 65000);
+	rte_pktmbuf_free(m);
+	rt_reasm_destroy(ra);
 	assert_int_equal(rte_mempool_avail_count(r.pool), avail);
 }
 
@@ -375,7 +563,7 @@ test_fragment_own(void **state)
 {
 	(void)state;
 	unsigned int avail = rte_mempool_avail_count(r.pool);
-	struct rt_reasm *ra = rt_reasm_create();
+	struct rt_reasm *ra = rt_reasm_create(0, 1);
 	struct rte_mbuf *f[8], *out[8];
 	f[0] = frag4(5, 0, 1480, true);
 	f[1] = frag4(5, 1480, 1480, true);
@@ -438,6 +626,7 @@ main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_fragment4),    cmocka_unit_test(test_reasm4),
 		cmocka_unit_test(test_reasm6),       cmocka_unit_test(test_reasm_limits),
+		cmocka_unit_test(test_reasm_wrap),   cmocka_unit_test(test_reasm_flood),
 		cmocka_unit_test(test_fragment_own),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
