@@ -108,7 +108,7 @@ gen_stop() {
 	[ -n "$gen_pid" ] || return 0
 	# (the coprocess's descriptors are gone if it has exited)
 	[ -z "${GEN[1]:-}" ] || echo quit >&"${GEN[1]}" || true
-	wait "$gen_pid" 2>/dev/null || true
+	reap "$gen_pid"
 	gen_pid=
 	rm -f /dev/hugepages/ndrgmap_*
 }
@@ -136,8 +136,12 @@ fi
 gen=own${TESTER_RETRIES:+-retry}
 ndr_run "$gen"
 if [ -n "${SMOKE:-}" ]; then
-	# the search ran: its trials accounted for every frame, and it found a rate
+	# the search ran: its trials accounted for every frame, and it found a
+	# rate; and neither the tester nor a device died by a signal
 	ndr_smoke_check "$gen"
+	gen_stop
+	dut_stop
+	signal_check
 	exit
 fi
 ndr_summary "$gen"

@@ -10,22 +10,55 @@ pid=
 eal=(--no-pci --file-prefix=$prefix --log-level=lib.eal:error --no-telemetry
 	--vdev=net_ring0 --vdev=net_ring1 --force-max-simd-bitwidth=512)
 
+# The processes of this run that died by a signal nobody sent them
+# ("NAME:SIGNAL"): a DPDK process that crashes (a driver's segfault)
+# must fail the run, not pass unseen because the figures were in.
+SIGNALLED=()
+
+# reap PID [SENT [NAME]]: wait for PID (ours) and record it in SIGNALLED
+# if it died by a signal other than SENT (a number; SIGINT is what
+# stop_pid sends, and testpmd raises it again on itself to die by it).
+reap() {
+	local st=0 name=${3:-}
+	[ -n "$name" ] || name=$(cat /proc/"$1"/comm 2>/dev/null || echo process)
+	wait "$1" 2>/dev/null || st=$?
+	# (127: not our child; 255 and below 129: an exit status)
+	if [ "$st" -gt 128 ] && [ "$st" -lt 255 ] && [ "$((st - 128))" != "${2:-0}" ]; then
+		echo "$name (PID $1) died by signal $((st - 128))" >&2
+		SIGNALLED+=("$name:$((st - 128))")
+	fi
+}
+
+# signal_check: exit 1 if any process of the run died by a signal.
+signal_check() {
+	[ ${#SIGNALLED[@]} -eq 0 ] && return 0
+	echo "died by a signal: ${SIGNALLED[*]}" >&2
+	exit 1
+}
+
 # stop_pid PID: SIGINT, then poll until it is gone (a subshell cannot
 # wait for its parent's children); SIGKILL after 10 s, so that a process
 # stuck in its shutdown cannot hold the run (and its EAL file prefix)
-# for ever; then reap it if it is ours.
+# for ever; then reap it if it is ours (one that was gone already, or
+# dies by another signal than the one sent, is in SIGNALLED).
 stop_pid() {
-	[ -n "$1" ] && kill -0 "$1" 2>/dev/null || return 0
-	kill -INT "$1"
-	for _ in $(seq 100); do
-		kill -0 "$1" 2>/dev/null || break
-		sleep 0.1
-	done
+	[ -n "$1" ] || return 0
+	local sent=0 name
+	name=$(cat /proc/"$1"/comm 2>/dev/null || echo process)
 	if kill -0 "$1" 2>/dev/null; then
-		echo "PID $1 ($(cat /proc/"$1"/comm 2>/dev/null)) did not stop in 10 s: killed" >&2
-		kill -KILL "$1" 2>/dev/null || true
+		sent=2
+		kill -INT "$1"
+		for _ in $(seq 100); do
+			kill -0 "$1" 2>/dev/null || break
+			sleep 0.1
+		done
+		if kill -0 "$1" 2>/dev/null; then
+			echo "PID $1 ($(cat /proc/"$1"/comm 2>/dev/null)) did not stop in 10 s: killed" >&2
+			kill -KILL "$1" 2>/dev/null || true
+			sent=9
+		fi
 	fi
-	wait "$1" 2>/dev/null || true
+	reap "$1" "$sent" "$name"
 }
 
 # wait_up PID TEST...: until TEST succeeds (10 s at most, and only while

@@ -24,3 +24,5 @@ out=$(ring_loop_run --fill "$work/small4" --count 16 --runs 1 --interval 0.2)
 echo "$out"
 echo "$out" | grep -q '^lost 0$'
 echo "$out" | awk '$1 == "mpps_median" && $2 > 0 { ok = 1 } END { exit !ok }'
+ring_stop
+signal_check

@@ -74,7 +74,7 @@ expect_out "their options" "^link set port0 ra-other on ra-lifetime 0$" cat "$WO
 check "save takes no options" bash -c "! $BUILD/app/routerctl -S $SOCK -j save"
 
 echo "restart from the saved file"
-ns_stop_router
+stop_router
 cp "$WORK/saved" "$WORK/startup"
 start_router
 rc save >"$WORK/saved2"

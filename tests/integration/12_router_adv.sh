@@ -129,7 +129,7 @@ echo "routerd stops"
 rc link set port0 ra on
 check "h1 takes the router again" \
 	until_ok bash -c "ip netns exec $(ns_host h1) ip -6 route show default | grep -q 'via $ll'"
-ns_stop_router
+stop_router
 check "routerd stopping sent a last advertisement: h1 dropped the router at once" \
 	until_ok bash -c "! ip netns exec $(ns_host h1) ip -6 route show default | grep -q ."
 

@@ -23,7 +23,7 @@ for seed in $(seq 1 12); do
 	echo "       $(wc -l <"$WORK/events") events seen by a monitor"
 	rc save >"$WORK/saved"
 	snapshot >"$WORK/before"
-	ns_stop_router
+	stop_router
 	cp "$WORK/saved" "$WORK/startup"
 	start_router
 	rc save >"$WORK/saved2"
@@ -32,6 +32,6 @@ for seed in $(seq 1 12); do
 		diff "$WORK/saved" "$WORK/saved2"
 	check "seed $seed: ... and the same tables, rules, nexthops, addresses, ports" \
 		diff "$WORK/before" "$WORK/after"
-	ns_stop_router
+	stop_router
 done
 done_tests

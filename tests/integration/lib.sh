@@ -117,7 +117,20 @@ start_router() {
 	fi
 }
 
+# A routerd that dies, by a signal or an exit of its own, fails the test
+# even when no check came after: the last one running is stopped here
+# and must have lived to the end and exited 0; stop_router does the same
+# for one a test stops on the way (to restart it).
+stop_router() {
+	local pid=$RT_PID
+	[ -n "$pid" ] || return 0
+	check "routerd (PID $pid) alive until stopped" kill -0 "$pid"
+	ns_stop_router
+	check "routerd (PID $pid) exited cleanly (status $RT_STATUS)" test "$RT_STATUS" -eq 0
+}
+
 done_tests() {
+	stop_router
 	echo "  $((CHECKS - FAILS)) of $CHECKS checks passed"
 	[ "$FAILS" -eq 0 ]
 }
