@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stddef.h>
 #include <getopt.h>
+#include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,7 @@ conf_defaults(struct rt_settings *s)
 {
 	memset(s, 0, sizeof(*s));
 	snprintf(s->socket_path, sizeof(s->socket_path), "/run/router/router.sock");
+	s->cli_idle_s = 300;
 	s->idle_backoff = true;
 	s->idle_sleep_us = 100;
 	s->icmp_rate = 1000;
@@ -150,6 +152,8 @@ static const struct num_key {
 	const char *unit; /* after the range in a complaint, or "" */
 } num_keys[] = {
 	{"idle-sleep-us", 1, 1000000, offsetof(struct rt_settings, idle_sleep_us), false, ""},
+	{"cli-idle-timeout", 1, 86400, offsetof(struct rt_settings, cli_idle_s), false,
+	 " (seconds)"},
 	{"icmp-rate", 1, 1000000, offsetof(struct rt_settings, icmp_rate), false, ""},
 	{"icmp-burst", 1, 100000, offsetof(struct rt_settings, icmp_burst), false, ""},
 	{"icmp-ratelimit", 0, 60000, offsetof(struct rt_settings, icmp_ratelimit_ms), false,
@@ -228,6 +232,14 @@ apply(struct rt_settings *s, const char *key, const char *val)
 			return set_bool(val, (bool *)((char *)s + bool_keys[i].off));
 	if (strcmp(key, "socket") == 0)
 		return set_path(s->socket_path, sizeof(s->socket_path), val);
+	if (strcmp(key, "socket-group") == 0) {
+		if (strlen(val) >= sizeof(s->socket_group))
+			return "group name too long";
+		if (getgrnam(val) == NULL)
+			return "no such group";
+		strcpy(s->socket_group, val);
+		return NULL;
+	}
 	if (strcmp(key, "startup") == 0)
 		return set_path(s->startup, sizeof(s->startup), val);
 	if (strcmp(key, "control-port-prefix") == 0) {
@@ -288,7 +300,8 @@ static void
 usage(const char *prog)
 {
 	fprintf(stderr,
-		"usage: %s [EAL options] -- [--socket PATH] [--config FILE] [--startup FILE]\n"
+		"usage: %s [EAL options] -- [--socket PATH] [--socket-group GROUP]\n"
+		"          [--config FILE] [--startup FILE]\n"
 		"          [--no-idle-backoff] [--no-control-ports] [--hash-policy l3|l4]\n"
 		"          [--set KEY=VALUE]...\n"
 		"Every probed ethdev becomes port<N>. The EAL main lcore is the control core;\n"
@@ -301,6 +314,7 @@ conf_options(struct rt_settings *s, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"socket", required_argument, NULL, 's'},
+		{"socket-group", required_argument, NULL, 'g'},
 		{"config", required_argument, NULL, 'c'},
 		{"startup", required_argument, NULL, 'S'},
 		{"no-idle-backoff", no_argument, NULL, 'n'},
@@ -321,6 +335,9 @@ conf_options(struct rt_settings *s, int argc, char **argv)
 		switch (c) {
 		case 's':
 			why = apply(s, "socket", optarg);
+			break;
+		case 'g':
+			why = apply(s, "socket-group", optarg);
 			break;
 		case 'c':
 			break; /* read above */

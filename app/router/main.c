@@ -174,6 +174,7 @@ setup_worker_io(struct router *r)
 		if (rc < 0)
 			return rc;
 		w->nh = nh_worker_view(r->nh, i);
+		w->peers = &r->dp.peers;
 		w->nh_used = rte_zmalloc_socket("nh_used", sizeof(uint32_t) * (NH_INDEX_MAX + 1),
 						RTE_CACHE_LINE_SIZE,
 						(int)rte_lcore_to_socket_id(w->lcore));
@@ -234,6 +235,33 @@ setup_ports(struct router *r)
 	return 0;
 }
 
+/* A file `save` wrote (its first line) must have its last line: one
+ * without was cut short (a `routerctl save > f` stopped halfway), and
+ * what it lacks (rules, ports set down come last) would start the
+ * router open. @return 0, or -EINVAL with the reason logged. */
+static int
+startup_whole(FILE *f, const char *path)
+{
+	char line[4096], last[sizeof(line)] = "";
+	bool saved = false;
+	for (unsigned int n = 0; fgets(line, sizeof(line), f) != NULL; n++) {
+		line[strcspn(line, "\r\n")] = 0;
+		if (n == 0)
+			saved = strcmp(line, CLI_SAVE_FIRST) == 0;
+		if (line[strspn(line, " \t")] != 0)
+			strcpy(last, line);
+	}
+	rewind(f);
+	if (saved && strcmp(last, CLI_SAVE_LAST) != 0) {
+		RT_LOG(ERR, main,
+		       "%s: written by routerctl save but cut short (its last line is not '%s'): "
+		       "not applied",
+		       path, CLI_SAVE_LAST);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* Apply the startup file: every line must succeed. */
 static int
 run_startup(struct router *r, const char *path)
@@ -245,13 +273,13 @@ run_startup(struct router *r, const char *path)
 	}
 	char line[4096], err[256];
 	unsigned int n = 0;
-	int rc = 0;
+	int rc = startup_whole(f, path);
 	struct rt_buf out = {0};
 	while (rc == 0 && fgets(line, sizeof(line), f) != NULL) {
 		n++;
 		line[strcspn(line, "\r\n")] = 0;
 		out.len = 0;
-		if ((rc = rt_cli_exec(r, line, &out, err, sizeof(err))) < 0)
+		if ((rc = rt_cli_exec(r, line, true, &out, err, sizeof(err))) < 0)
 			RT_LOG(ERR, main, "%s:%u: %s", path, n, err);
 	}
 	free(out.s);
@@ -293,10 +321,14 @@ main(int argc, char **argv)
 		return rc;
 	if ((rc = rt_cport_init(&r)) < 0)
 		return fail("control-plane ports (--no-control-ports runs without them)", rc);
-	if ((rc = rt_mirror_init(&r)) < 0)
-		return fail("kernel routes (kernel-routes off runs without them)", rc);
+	/* The operator's configuration before the kernel's routes: a saved
+	 * route whose place the kernel's table also holds is the operator's
+	 * (the mirror skips the kernel's while it stands), so a start-up
+	 * file never fails on what the kernel has. */
 	if (r.conf.startup[0] && run_startup(&r, r.conf.startup) < 0)
 		return 2;
+	if ((rc = rt_mirror_init(&r)) < 0)
+		return fail("kernel routes (kernel-routes off runs without them)", rc);
 
 	running = &r;
 	signal(SIGINT, on_signal);
@@ -305,7 +337,8 @@ main(int argc, char **argv)
 	if (rte_pdump_init() != 0)
 		RT_LOG(WARNING, main, "packet capture unavailable: %s", rte_strerror(rte_errno));
 	if ((rc = cli_server_start(&r)) < 0) {
-		RT_LOG(ERR, main, "control socket %s: %s", r.conf.socket_path, strerror(-rc));
+		RT_LOG(ERR, main, "control socket %s: %s", r.conf.socket_path,
+		       rc == -EADDRINUSE ? "another routerd answers on it" : strerror(-rc));
 		return 1;
 	}
 	rte_eal_mp_remote_launch(rt_worker_main, &r.dp, SKIP_MAIN);

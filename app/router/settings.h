@@ -14,6 +14,8 @@
 
 struct rt_settings {
 	char socket_path[108];
+	char socket_group[64]; /* a group that may read (show, monitor); "" none */
+	uint32_t cli_idle_s;   /* a client that sends nothing this long is closed, 300 */
 	char startup[4096];
 	bool idle_backoff;          /* on by default */
 	uint32_t idle_sleep_us;     /* 100 */
@@ -22,7 +24,7 @@ struct rt_settings {
 	uint32_t icmp_ratelimit_ms; /* per destination, 1000; 0: none */
 	uint32_t nb_mbufs;          /* 8191 */
 	uint16_t rx_desc, tx_desc;
-	uint32_t tx_backlog; /* packets held behind a refusing TX queue, 1024 */
+	uint32_t tx_backlog;         /* packets held behind a refusing TX queue, 1024 */
 	uint32_t neigh_max;          /* 1024 */
 	uint32_t neigh_reachable_ms; /* 0: the library default (30 s) */
 	uint32_t neigh_gc_stale_ms;  /* 0: the library default (60 s) */

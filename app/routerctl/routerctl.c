@@ -13,14 +13,21 @@
  * loads at the speed the daemon applies it, not at one round trip a
  * route. Errors are printed with their line numbers; the exit status is 1
  * if any command failed.
+ *
+ * `save FILE` writes the configuration to FILE whole or not at all: to a
+ * temporary file beside it, synced, then renamed over it, so that a
+ * start-up file is never left half written.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -55,8 +62,7 @@ struct reader {
 	char *buf;
 	size_t len, cap;
 	unsigned long answered, failed;
-	unsigned long *err_lines; /* request line number per answer, for -b */
-	bool quiet_ok;
+	FILE *out; /* output lines; NULL: stdout */
 };
 
 /* Consume complete lines; @return -1 on a closed connection. */
@@ -85,7 +91,9 @@ read_answers(struct reader *rd, const unsigned long *req_line)
 		char *line = rd->buf + start;
 		start = i + 1;
 		if (line[0] != '.') {
-			puts(line);
+			FILE *o = rd->out ? rd->out : stdout;
+			fputs(line, o);
+			fputc('\n', o);
 			continue;
 		}
 		if (strncmp(line, ".err ", 5) == 0) {
@@ -197,6 +205,63 @@ batch(int fd, const char *file, const char *prefix)
 	return rd.failed ? 1 : 0;
 }
 
+/* save FILE: the answer into a temporary file in FILE's directory, then,
+ * once routerd said .ok and the data is on disk, renamed over FILE (an
+ * existing FILE's mode kept). */
+static int
+save_file(int fd, const char *path)
+{
+	char tmp[4096], dir[4096];
+	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp)) {
+		fprintf(stderr, "routerctl: save: path too long\n");
+		return 2;
+	}
+	int t = mkstemp(tmp);
+	FILE *f = t >= 0 ? fdopen(t, "w") : NULL;
+	if (f == NULL) {
+		fprintf(stderr, "routerctl: save: %s: %s\n", tmp, strerror(errno));
+		if (t >= 0)
+			close(t), unlink(tmp);
+		return 1;
+	}
+	struct stat st;
+	fchmod(t, stat(path, &st) == 0 ? st.st_mode & 07777 : 0644);
+	struct reader rd = {.fd = fd, .out = f};
+	int rc = 1;
+	if (write_all(fd, "save\n", 5) < 0)
+		fprintf(stderr, "routerctl: %s\n", strerror(errno));
+	else
+		while (rd.answered == 0 && read_answers(&rd, NULL) == 0)
+			;
+	free(rd.buf);
+	if (rd.answered == 0)
+		fprintf(stderr, "routerctl: no answer from routerd\n");
+	else if (rd.failed == 0 && fflush(f) == 0 && fsync(t) == 0)
+		rc = 0;
+	else if (rd.failed == 0)
+		fprintf(stderr, "routerctl: save: %s: %s\n", tmp, strerror(errno));
+	if (fclose(f) != 0 && rc == 0) {
+		fprintf(stderr, "routerctl: save: %s: %s\n", tmp, strerror(errno));
+		rc = 1;
+	}
+	if (rc == 0 && rename(tmp, path) < 0) {
+		fprintf(stderr, "routerctl: save: %s: %s\n", path, strerror(errno));
+		rc = 1;
+	}
+	if (rc != 0) {
+		unlink(tmp);
+		return rc;
+	}
+	/* The rename itself on disk: the directory synced. */
+	strcpy(dir, path);
+	int d = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (d >= 0) {
+		fsync(d);
+		close(d);
+	}
+	return 0;
+}
+
 /* The options routerd reads at the start of each line (ip's -j, -s, -4,
  * -6), each once: ip takes -s -s for more detail, which routerd has none
  * of. */
@@ -240,7 +305,9 @@ usage(void)
 		"  neigh add ADDR lladdr MAC dev PORT [permanent] | neigh del ADDR dev PORT\n"
 		"  neigh show [dev PORT] [nud STATE] | neigh flush dev PORT|all\n"
 		"  stats [show|reset]\n"
-		"  save    (the configuration, as start-up commands)\n"
+		"  save [FILE]  (the configuration, as start-up commands; FILE written whole or "
+		"not "
+		"at all)\n"
 		"  monitor [link|address|route|rule|nexthop|neigh|all]...   (-j: a JSON object "
 		"a line)\n"
 		"  log [show] | log level PATTERN "
@@ -345,8 +412,13 @@ main(int argc, char **argv)
 	int fd = connect_to(o.sock);
 	if (fd < 0)
 		return 1;
-	int rc = o.file != NULL ? batch(fd, o.file, o.prefix)
-				: one_command(fd, o.prefix, first, argc, argv);
+	int rc;
+	if (o.file != NULL)
+		rc = batch(fd, o.file, o.prefix);
+	else if (strcmp(argv[first], "save") == 0 && first + 2 == argc && o.prefix[0] == 0)
+		rc = save_file(fd, argv[first + 1]);
+	else
+		rc = one_command(fd, o.prefix, first, argc, argv);
 	close(fd);
 	return rc;
 }

@@ -77,6 +77,7 @@ dp_harness_setup(struct router *r, unsigned int tx_buffer)
 	struct rt_worker *w = &r->dp.worker[0];
 	rc = rt_worker_exc_create(w, r->dp.nb_ports, 0);
 	w->nh = nh_worker_view(r->nh, 0);
+	w->peers = &r->dp.peers;
 	w->nh_used = rte_zmalloc("nh_used", sizeof(uint32_t) * (NH_INDEX_MAX + 1), 64);
 	if (rc < 0 || w->nh_used == NULL)
 		die("worker", ENOMEM);

@@ -86,4 +86,31 @@ expect_out "a port set down is saved as such" "^link set port1 down$" bash -c \
 	"rc() { $BUILD/app/routerctl -S $SOCK \"\$@\"; }; rc link set port1 down; rc save; rc link set port1 up"
 check "traffic flows" ns_exec h1 ping -c 2 -i 0.2 -W 2 198.51.100.2
 
+echo "save FILE: whole or not at all"
+check "save FILE writes what save prints" bash -c "$BUILD/app/routerctl -S $SOCK save $WORK/file && diff $WORK/file $WORK/saved2"
+expect_out "... its first line says what wrote it" "^# routerd configuration, written by routerctl save$" \
+	head -1 "$WORK/file"
+expect_out "... its last that it is whole" "^# end of routerd configuration$" tail -1 "$WORK/file"
+chmod 600 "$WORK/file"
+rc save "$WORK/file"
+expect_out "... a file saved again keeps its mode" "^600$" command stat -c %a "$WORK/file"
+check "... no temporary file left beside it" test "$(ls "$WORK" | grep -c '^file')" -eq 1
+cp "$WORK/file" "$WORK/file.before"
+check "save FILE with routerd gone fails" bash -c "! $BUILD/app/routerctl -S $WORK/nosock save $WORK/file"
+check "... and leaves the file as it was" cmp "$WORK/file" "$WORK/file.before"
+# A file save wrote, cut short (a 'routerctl save > f' stopped halfway):
+# routerd refuses it instead of starting with what it has (rules and
+# ports set down come last).
+head -n 20 "$WORK/file" >"$WORK/cut"
+stop_router
+cp "$WORK/cut" "$WORK/startup"
+started=no
+RT_OUT=$WORK/cut.log ns_start_router "$BUILD" "$SOCK" "$WORK/startup" && started=yes
+st=0
+wait "$RT_PID" 2>/dev/null || st=$?
+RT_PID=
+check "a saved file cut short: routerd refuses to start (status 2)" test "$started/$st" = no/2
+expect_out "... saying why" "startup: written by routerctl save but cut short \\(its last line is not" \
+	cat "$WORK/cut.log"
+
 done_tests

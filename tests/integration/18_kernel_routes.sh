@@ -97,6 +97,74 @@ check "... the kernel's counted as skipped" test "$(stat mirror skipped_conflict
 rx ip route del 198.18.0.0/24 proto static metric 7
 sleep 0.3
 check "... and the operator's left alone when the kernel's goes" has 198.18.0.0/24 proto boot
+rx ip route add 198.18.0.0/24 via 192.0.2.2 dev port0 proto static metric 7
+sleep 0.3
+rc route del 198.18.0.0/24 metric 7
+check "the operator's deleted: the kernel's, which it kept out, is followed now" \
+	within_1s has 198.18.0.0/24 proto static
+rx ip route del 198.18.0.0/24 proto static metric 7
+
+# An operator's change to a route the mirror follows is refused: the
+# kernel's routes change in Linux (docs/control-plane.md).
+rx ip route add 198.19.0.0/24 via 198.51.100.2 dev port1 proto bgp metric 20
+check "(a BGP route in the kernel)" within_1s has 198.19.0.0/24 proto bgp
+for cmd in "route del 198.19.0.0/24" "route del 198.19.0.0/24 metric 20" \
+	"route replace 198.19.0.0/24 via 192.0.2.2 metric 20" \
+	"route change 198.19.0.0/24 via 192.0.2.2 metric 20" \
+	"route add 198.19.0.0/24 via 192.0.2.2 metric 20"; do
+	expect_out "$cmd: refused, saying whose it is" \
+		"^error: ${cmd%% 198*}: 198.19.0.0/24 \\(table main, metric 20\\) is the kernel's" rc $cmd
+done
+expect_out "... in one line naming the kernel" "is the kernel's route \\(proto bgp\\), followed from Linux" \
+	rc route del 198.19.0.0/24
+rc route flush root 198.19.0.0/16
+expect_out "route flush leaves it (and the route is untouched)" \
+	"^198.19.0.0/24 via 198.51.100.2 dev port1 proto bgp metric 20" rc route show 198.19.0.0/24
+check "save leaves it out" bash -c "! $BUILD/app/routerctl -S $SOCK save | grep -q 198.19"
+rx ip route del 198.19.0.0/24 proto bgp metric 20
+check "the kernel's delete still removes it (the mirror's record intact)" within_1s hasnt 198.19.0.0/24
+
+# A replace into what the mirror does not take withdraws the old route.
+rx ip route add 198.20.0.0/24 via 198.51.100.2 dev port1 proto static
+check "(a route through port1)" within_1s has 198.20.0.0/24
+rx ip route replace 198.20.0.0/24 via 172.31.0.2 dev vx0 proto static
+check "replaced by one out of another interface: withdrawn" within_1s hasnt 198.20.0.0/24
+rx ip route replace 198.20.0.0/24 via 198.51.100.2 dev port1 proto static
+check "(back through port1)" within_1s has 198.20.0.0/24
+rx ip route replace 198.20.0.0/24 via 10.255.0.1 dev port1 onlink proto static
+check "replaced by one via an off-link gateway: followed as onlink" within_1s \
+	bash -c "$BUILD/app/routerctl -S $SOCK route show 198.20.0.0/24 | grep -q 'via 10.255.0.1'"
+rx ip route replace 198.20.0.0/24 encap mpls 100 via 198.51.100.2 dev port1 proto static 2>/dev/null &&
+	check "replaced by one with an encapsulation: withdrawn" within_1s hasnt 198.20.0.0/24
+rx ip route del 198.20.0.0/24 2>/dev/null
+
+# 40 paths (routerd's groups hold 64), and more than 64: skipped, counted.
+paths() { for i in $(seq 10 $((9 + $1))); do printf ' nexthop via 198.51.100.%d dev port1' "$i"; done; }
+# shellcheck disable=SC2046
+rx ip route add 198.21.0.0/24 proto static $(paths 40)
+check "a route of 40 paths followed" within_1s bash -c \
+	"[ \$($BUILD/app/routerctl -S $SOCK route show 198.21.0.0/24 | grep -c 'nexthop via') -eq 40 ]"
+full0=$(stat mirror skipped_full)
+# shellcheck disable=SC2046
+rx ip route replace 198.21.0.0/24 proto static $(paths 70)
+check "replaced by one of 70: withdrawn" within_1s hasnt 198.21.0.0/24
+check "... counted as no room, not malformed" test "$(stat mirror skipped_full)" -gt "$full0"
+rx ip route del 198.21.0.0/24
+
+# IPv6 deletes a multipath route one path at a time.
+rx ip -6 route add 2001:db8:77::/48 proto static nexthop via 2001:db8:2::2 dev port1 \
+	nexthop via 2001:db8:1::2 dev port0 nexthop via 2001:db8:2::3 dev port1
+check "(an IPv6 route of three paths)" within_1s bash -c \
+	"[ \$($BUILD/app/routerctl -S $SOCK -6 route show 2001:db8:77::/48 | grep -c 'nexthop via') -eq 3 ]"
+rx ip -6 route del 2001:db8:77::/48 via 2001:db8:1::2 dev port0
+check "one path deleted in the kernel: the route keeps the other two" within_1s bash -c \
+	"[ \$($BUILD/app/routerctl -S $SOCK -6 route show 2001:db8:77::/48 | grep -c 'nexthop via 2001:db8:2::') -eq 2 ]"
+check "... and not the one deleted" bash -c "! $BUILD/app/routerctl -S $SOCK -6 route show 2001:db8:77::/48 | grep -q 2001:db8:1::2"
+rx ip -6 route del 2001:db8:77::/48 via 2001:db8:2::2 dev port1
+expect_out "... down to one: a plain route" "^2001:db8:77::/48 via 2001:db8:2::3 dev port1" \
+	rc -6 route show 2001:db8:77::/48
+rx ip -6 route del 2001:db8:77::/48
+check "... and the last: gone" within_1s hasnt -6 2001:db8:77::/48
 
 # Many at once: 5,000 routes from one batch, then removed.
 for i in $(seq 0 4999); do
@@ -119,4 +187,42 @@ for _ in $(seq 50); do
 done
 check "... and all withdrawn" test "$(batch_routes)" -eq 0
 check "no message was malformed" test "$(stat mirror malformed)" -eq 0
+
+# A control-plane port deleted by hand: noticed, made again, its routes
+# followed again once a daemon writes them; the control core does not
+# spin on the dead descriptor.
+rx ip route add 198.22.0.0/24 via 198.51.100.2 dev port1 proto static
+check "(a route through port1's TAP)" within_1s has 198.22.0.0/24
+rx ip link del port1
+check "port1's TAP deleted: its route withdrawn" within_1s hasnt 198.22.0.0/24
+w0=$(stat control wakeups)
+sleep 0.5
+check "... the control core not spinning (under 50 wake-ups in 0.5 s)" \
+	test $(($(stat control wakeups) - w0)) -lt 50
+check "... the TAP made again within 2 s" until_s 2 rx ip link show port1
+check "... with its address" until_s 2 bash -c "ip netns exec $RT_NS ip addr show port1 | grep -q 198.51.100.1/24"
+check "... counted" test "$(stat port port1.cport_remade)" -eq 1
+rx ip route add 198.22.0.0/24 via 198.51.100.2 dev port1 proto static
+check "... routes through it followed again" within_1s has 198.22.0.0/24
+check "forwarding through it" ns_exec h1 ping -c 1 -W 2 198.51.100.2
+
+# save writes the operator's configuration alone, and a router started
+# from it starts, whatever the kernel's tables hold: a blackhole route
+# (no interface: it outlives routerd's TAPs) is the kernel's again.
+rc route add 198.23.0.0/24 via 198.51.100.2 metric 5
+rx ip route add blackhole 198.24.0.0/24 proto static
+check "(the kernel's blackhole followed)" within_1s has 198.24.0.0/24
+rc save "$WORK/saved"
+check "save: the operator's route" grep -q "^route add 198.23.0.0/24 via 198.51.100.2 dev port1 metric 5" "$WORK/saved"
+check "... none of the kernel's" bash -c "! grep -Eq '198.2[24]|proto (static|bird|bgp|zebra)' $WORK/saved"
+stop_router
+cp "$WORK/saved" "$WORK/startup"
+start_router --set kernel-tables=main,100
+check "restarted from the saved file" rc link show
+expect_out "the kernel's blackhole is the kernel's again" "^blackhole 198.24.0.0/24 proto static" \
+	rc route show 198.24.0.0/24
+check "... refused to the operator" bash -c "! $BUILD/app/routerctl -S $SOCK route del 198.24.0.0/24"
+check "the operator's route is the operator's" has 198.23.0.0/24 proto boot
+rx ip route del blackhole 198.24.0.0/24 proto static
+check "the kernel's delete removes the kernel's" within_1s hasnt 198.24.0.0/24
 done_tests

@@ -196,4 +196,26 @@ check "the excess was counted" test "$(stat port port1.cport_punt_limited)" -gt 
 check "no BGP segment was refused by the punt buckets" \
 	test "$(stat port port1.cport_punt_limited_proto)" -eq 0
 check "... nor by the exception path" test "$(stat port port1.exc_drop_proto)" -eq 0
+
+echo "spoofed BGP segments from strangers"
+# TCP segments with BGP's port and no SYN, from addresses the router's
+# stack never talked BGP with: they take the rest's ring and bucket, not
+# the session's (docs/control-plane.md, "The routing protocols' class").
+check "the BGP peers were learnt from what the router sent them" \
+	test "$(stat control proto_peers)" -ge 2
+up0=$(since)
+rt0=$(retrans -) pr0=$(retrans h2)
+rc stats reset
+out=$(ns_exec h1 python3 "$ROOT/tests/integration/hostile.py" h1-r "$(rc -j link show |
+	grep -o '"ifname":"port0"[^}]*"address":"[^"]*"' | sed 's/.*"address":"//; s/"//')" \
+	bgp_flood 8 192.0.2.1)
+echo "  $out spoofed BGP segments in 8 s; $(stat port port0.proto_strangers) taken as strangers'; punts refused: $(stat port port0.cport_punt_limited) by the rest's bucket, $(stat port port0.cport_punt_limited_proto) by the protocols'"
+echo "  the BGP sessions' TCP retransmits meanwhile: $(($(retrans -) - rt0)) by the router, $(($(retrans h2) - pr0)) by the peer"
+check "the flood was taken as strangers'" test "$(stat port port0.proto_strangers)" -ge 100000
+check "... none in the protocols' bucket or ring" \
+	test "$(($(stat port port0.cport_punt_limited_proto) + $(stat port port0.exc_drop_proto)))" -eq 0
+up1=$(since)
+check "the session stayed up, without going down" test "$up1" = "$up0"
+check "no BGP segment of the session refused" \
+	test "$(($(stat port port1.cport_punt_limited_proto) + $(stat port port1.exc_drop_proto)))" -eq 0
 done_tests

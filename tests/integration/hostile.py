@@ -18,6 +18,9 @@ KIND:
   slots FAMILY N DST        N first fragments that never complete, each from
                             its own random source in 10.0.0.0/8 or
                             2001:db8:f::/48 (a spoofed flood)
+  bgp_flood SECONDS DST      TCP segments with BGP's port and ACK (no SYN) to DST,
+                            from random sources in 10.0.0.0/8, for SECONDS;
+                            prints how many
   ttl_flood FAMILY SECONDS DST PTB_DST SRC
                             packets with TTL 1 to DST from random sources for
                             SECONDS, and every 50 ms one packet from SRC too
@@ -215,6 +218,24 @@ def ttl_flood(w, fam, seconds, dst, ptb_dst, src):
     print(sent, big)
 
 
+def bgp_flood(w, seconds, dst):
+    rnd = random.Random(179)
+    frames = []
+    for i in range(256):
+        src = struct.pack("!I", (10 << 24) | rnd.randrange(1, 1 << 24))
+        sport, dport = (179, 40000 + i) if i % 2 else (40000 + i, 179)
+        tcp = struct.pack("!HHIIBBHHH", sport, dport, rnd.randrange(1 << 32),
+                          rnd.randrange(1 << 32), 5 << 4, 0x10, 8192, 0, 0)
+        frames.append(ip4(src, a4(dst), 6, tcp))
+    end = time.time() + seconds
+    sent = 0
+    while time.time() < end:
+        for f in frames:
+            w.send4(f)
+        sent += len(frames)
+    print(sent)
+
+
 def main():
     iface, mac, kind = sys.argv[1], bytes.fromhex(sys.argv[2].replace(":", "")), sys.argv[3]
     args = sys.argv[4:]
@@ -227,6 +248,8 @@ def main():
         shapes(w, int(args[0]), int(args[1]), args[2], args[3], args[4])
     elif kind == "slots":
         slots(w, args[0], int(args[1]), args[2])
+    elif kind == "bgp_flood":
+        bgp_flood(w, float(args[0]), args[1])
     elif kind == "ttl_flood":
         ttl_flood(w, args[0], float(args[1]), args[2], args[3], args[4])
     else:

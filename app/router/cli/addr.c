@@ -176,6 +176,9 @@ cli_addr(struct cli *c)
 	const char *cmd = cli_next(c);
 	if (cmd == NULL || cli_matches(cmd, "show") || cli_matches(cmd, "list"))
 		return addr_show(c);
+	int rc = cli_may_change(c, "addr", cmd);
+	if (rc < 0)
+		return rc;
 	if (cli_matches(cmd, "flush"))
 		return addr_flush(c);
 	if (cli_matches(cmd, "add"))

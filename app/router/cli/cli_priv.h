@@ -22,6 +22,7 @@ struct cli {
 	struct rt_buf *out;
 	char *err;
 	size_t errlen;
+	bool may_change; /* the client is routerd's user or root (server.c) */
 	bool json;
 	struct json j;  /* with json: the writer, into out */
 	bool stats;     /* -s: link show adds the ports' counters, as ip -s does */
@@ -33,6 +34,10 @@ struct cli {
 
 /* Set the one-line error and return -e. */
 int cli_fail(struct cli *c, int e, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* For a command of object obj that changes the router, called by its
+ * dispatcher once the commands that only read are ruled out: 0 when the
+ * client may change the router, else -EPERM with the error set. */
+int cli_may_change(struct cli *c, const char *obj, const char *cmd);
 /* The next argument, or NULL. */
 const char *cli_next(struct cli *c);
 /* iproute2-style abbreviation: word is a non-empty prefix of full. */

@@ -28,6 +28,17 @@ cli_fail(struct cli *c, int e, const char *fmt, ...)
 	return -e;
 }
 
+int
+cli_may_change(struct cli *c, const char *obj, const char *cmd)
+{
+	if (c->may_change)
+		return 0;
+	return cli_fail(c, EPERM,
+			"permission denied: '%s %s' changes the router, which only root "
+			"(or routerd's own user) may; this connection may only read",
+			obj, cmd);
+}
+
 const char *
 cli_next(struct cli *c)
 {
@@ -42,7 +53,8 @@ cli_matches(const char *word, const char *full)
 }
 
 int
-rt_cli_exec(struct router *r, const char *line, struct rt_buf *out, char *err, size_t errlen)
+rt_cli_exec(struct router *r, const char *line, bool may_change, struct rt_buf *out, char *err,
+	    size_t errlen)
 {
 	char buf[4096];
 	if (strlen(line) >= sizeof(buf)) {
@@ -50,7 +62,7 @@ rt_cli_exec(struct router *r, const char *line, struct rt_buf *out, char *err, s
 		return -E2BIG;
 	}
 	strcpy(buf, line);
-	struct cli c = {.r = r, .out = out, .err = err, .errlen = errlen};
+	struct cli c = {.r = r, .out = out, .err = err, .errlen = errlen, .may_change = may_change};
 	json_init(&c.j, out);
 	err[0] = 0;
 	for (char *save, *t = strtok_r(buf, " \t", &save); t != NULL;

@@ -339,7 +339,7 @@ cli_link(struct cli *c)
 	const char *cmd = cli_next(c);
 	int rc = 0;
 	if (cmd != NULL && cli_matches(cmd, "set"))
-		return link_set(c);
+		return (rc = cli_may_change(c, "link", cmd)) < 0 ? rc : link_set(c);
 	if (cmd != NULL && !cli_matches(cmd, "show") && !cli_matches(cmd, "list"))
 		return cli_fail(c, EINVAL, "link: unknown command '%s'", cmd);
 	uint16_t only = 0;

@@ -32,6 +32,9 @@ cli_log(struct cli *c)
 	}
 	if (!cli_matches(cmd, "level"))
 		return cli_fail(c, EINVAL, "log: unknown command '%s' (try show, level)", cmd);
+	int rc = cli_may_change(c, "log", cmd);
+	if (rc < 0)
+		return rc;
 	const char *pattern = cli_next(c), *level = cli_next(c);
 	if (pattern == NULL || level == NULL || cli_next(c) != NULL)
 		return cli_fail(c, EINVAL, "usage: log level PATTERN LEVEL");

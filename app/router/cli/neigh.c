@@ -233,6 +233,9 @@ cli_neigh(struct cli *c)
 	const char *cmd = cli_next(c);
 	if (cmd == NULL || cli_matches(cmd, "show") || cli_matches(cmd, "list"))
 		return neigh_show(c);
+	int rc = cli_may_change(c, "neigh", cmd);
+	if (rc < 0)
+		return rc;
 	if (cli_matches(cmd, "flush"))
 		return neigh_flush_cmd(c);
 	if (cli_matches(cmd, "add") || cli_matches(cmd, "replace"))

@@ -295,6 +295,9 @@ cli_nexthop(struct cli *c)
 			json_end(&c->j);
 		return 0;
 	}
+	int rc = cli_may_change(c, "nexthop", cmd);
+	if (rc < 0)
+		return rc;
 	if (cli_matches(cmd, "add"))
 		return nexthop_add(c);
 	if (!cli_matches(cmd, "delete"))
@@ -303,7 +306,7 @@ cli_nexthop(struct cli *c)
 	uint32_t id;
 	if (w == NULL || strcmp(w, "id") != 0)
 		return cli_fail(c, EINVAL, "nexthop del: 'id ID' expected");
-	int rc = cli_parse_u32(c, "id", cli_next(c), UINT32_MAX, &id);
+	rc = cli_parse_u32(c, "id", cli_next(c), UINT32_MAX, &id);
 	if (rc < 0)
 		return rc;
 	if (!operator_id(id))

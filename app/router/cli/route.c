@@ -271,6 +271,21 @@ fib_error(struct cli *c, const char *what, const struct fib_prefix *p, int rc)
 	}
 }
 
+/* A route the kernel mirror follows changes with the kernel's table
+ * only (docs/control-plane.md): an operator's change would leave routerd
+ * disagreeing with Linux, and the mirror's next change would undo it. */
+static int
+mirror_refuse(struct cli *c, const char *what, const struct fib_route *rt)
+{
+	char dst[64], tb[16], ob[8];
+	return cli_fail(c, EPERM,
+			"%s: %s (table %s, metric %u) is the kernel's route (proto %s), "
+			"followed from Linux: change it there (ip route, or its routing daemon)",
+			what, cli_fmt_prefix(&rt->dst, dst, sizeof(dst)),
+			cli_fmt_table(rt->table, tb, sizeof(tb)), rt->metric,
+			cli_origin_name(rt->origin, ob, sizeof(ob)));
+}
+
 /* route add, replace, or change (replace, of a route that exists:
  * ip route change). */
 static int
@@ -283,8 +298,11 @@ route_change(struct cli *c, bool replace, bool must_exist)
 		return rc;
 	struct router *r = c->r;
 	struct fib_route cur;
-	if (must_exist && fib_route_get(r->fib, &a.r, false, &cur) != 0)
+	bool exists = fib_route_get(r->fib, &a.r, false, &cur) == 0;
+	if (must_exist && !exists)
 		return fib_error(c, what, &a.r.dst, -ENOENT);
+	if (exists && rt_mirror_owns(&cur))
+		return mirror_refuse(c, what, &cur);
 	bool holds = a.r.type == FIB_RT_UNICAST;
 	if (holds && (rc = route_nexthop(c, what, &a)) < 0)
 		return rc;
@@ -311,10 +329,13 @@ route_del(struct cli *c)
 		return rc;
 	struct fib_route old;
 	rc = fib_route_get(c->r->fib, &a.r, !a.has_metric, &old);
+	if (rc == 0 && rt_mirror_owns(&old))
+		return mirror_refuse(c, "route del", &old);
 	if (rc == 0)
 		rc = fib_route_del(c->r->fib, &old, false);
 	if (rc < 0)
 		return fib_error(c, "route del", &a.r.dst, rc);
+	rt_mirror_operator_gone(&old);
 	cli_event(c->r, CLI_EV_ROUTE, true, cli_route_event, &old); /* before its nexthop may go */
 	if (old.type == FIB_RT_UNICAST)
 		nh_unref(c->r->nh, old.nh);
@@ -327,6 +348,11 @@ cli_route(struct cli *c)
 	const char *cmd = cli_next(c);
 	if (cmd == NULL || cli_matches(cmd, "show") || cli_matches(cmd, "list"))
 		return cli_route_show(c);
+	if (cli_matches(cmd, "get"))
+		return cli_route_get(c);
+	int rc = cli_may_change(c, "route", cmd);
+	if (rc < 0)
+		return rc;
 	if (cli_matches(cmd, "add"))
 		return route_change(c, false, false);
 	if (cli_matches(cmd, "replace"))
@@ -335,8 +361,6 @@ cli_route(struct cli *c)
 		return route_change(c, true, true);
 	if (cli_matches(cmd, "delete"))
 		return route_del(c);
-	if (cli_matches(cmd, "get"))
-		return cli_route_get(c);
 	if (cli_matches(cmd, "flush"))
 		return cli_route_flush(c);
 	return cli_fail(c, EINVAL, "route: unknown command '%s'", cmd);

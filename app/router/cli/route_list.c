@@ -448,8 +448,9 @@ collect_route(const struct fib_route *rt, void *arg)
 	if (!route_selected(s->c->r, s->f, rt))
 		return 0;
 	/* table all leaves the addresses' own routes alone; table local or
-	 * type local|broadcast names them. */
-	if (s->f->all && local_type(rt->type) && !s->f->has_type)
+	 * type local|broadcast names them. The kernel's routes the mirror
+	 * follows change with the kernel's table alone. */
+	if ((s->f->all && local_type(rt->type) && !s->f->has_type) || rt_mirror_owns(rt))
 		return 0;
 	if (s->nfound == s->cap) {
 		size_t cap = s->cap ? 2 * s->cap : 1024;
@@ -468,7 +469,8 @@ collect_route(const struct fib_route *rt, void *arg)
 /* route flush SELECTORS: delete every route route show would list with
  * them (ip route flush; a selector is required, as there), but for
  * `table all` the local and broadcast routes of the router's addresses,
- * unless a type names them. The routes
+ * unless a type names them, and never the kernel's routes the mirror
+ * follows (they go when Linux's do). The routes
  * are collected first, then deleted: nothing is deleted if memory for the
  * list runs out. `route flush cache` is accepted and does nothing: there
  * is no route cache (nor in Linux since 3.6). */
@@ -494,6 +496,7 @@ cli_route_flush(struct cli *c)
 	for (size_t i = 0; i < s.nfound; i++) {
 		if (fib_route_del(c->r->fib, &s.found[i], false) != 0)
 			continue;
+		rt_mirror_operator_gone(&s.found[i]);
 		cli_event(c->r, CLI_EV_ROUTE, true, cli_route_event, &s.found[i]);
 		if (s.found[i].type == FIB_RT_UNICAST)
 			nh_unref(c->r->nh, s.found[i].nh);
@@ -503,8 +506,8 @@ cli_route_flush(struct cli *c)
 }
 
 /* A route as the route add line that recreates it. Not the routes the
- * router makes itself: its addresses' (kernel) and its neighbours' host
- * routes. The metric always (an IPv6 route without one gets 1024); a
+ * router makes itself (its addresses' (kernel) and its neighbours' host
+ * routes), nor the kernel's it follows (they come from Linux again). The metric always (an IPv6 route without one gets 1024); a
  * prefix of length 0 as one (`default` would leave the family to the
  * gateway). */
 struct save_ctx {
@@ -531,7 +534,7 @@ save_route(const struct fib_route *rt, void *arg)
 {
 	struct save_ctx *s = arg;
 	struct cli *c = s->c;
-	if (rt->origin == RT_ORIGIN_KERNEL || rt->origin == RT_ORIGIN_NEIGH)
+	if (rt->origin == RT_ORIGIN_KERNEL || rt->origin == RT_ORIGIN_NEIGH || rt_mirror_owns(rt))
 		return 0;
 	char dst[64], ob[8];
 	rt_buf_printf(c->out, "route %s %s%s%s", address_key(s, rt) ? "replace" : "add",

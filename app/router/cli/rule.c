@@ -330,10 +330,13 @@ cli_rule(struct cli *c)
 	bool add = cli_matches(cmd, "add");
 	if (!add && !cli_matches(cmd, "delete"))
 		return cli_fail(c, EINVAL, "rule: unknown command '%s'", cmd);
+	int rc = cli_may_change(c, "rule", cmd);
+	if (rc < 0)
+		return rc;
 	const char *what = add ? "rule add" : "rule del";
 	struct fib_rule ru;
 	bool has_prio;
-	int rc = parse_rule(c, what, &ru, &has_prio);
+	rc = parse_rule(c, what, &ru, &has_prio);
 	if (rc < 0)
 		return rc;
 	if (!has_prio && add) {

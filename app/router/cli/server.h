@@ -19,10 +19,13 @@ struct client {
 	size_t in_len;
 	struct rt_buf out;
 	size_t out_sent;
-	uint64_t last_progress;
-	unsigned int monitor; /* enum cli_event_kind bits: a monitor's kinds */
-	bool monitor_json;    /* monitor -j: a JSON object a line */
-	bool dead;            /* to close once the current round is done */
+	uint64_t last_progress; /* bytes read or sent */
+	uint64_t last_request;  /* bytes read */
+	bool may_change;        /* root or routerd's user (SO_PEERCRED) */
+	bool hung_up;           /* it sends no more: answer what it asked, then close */
+	unsigned int monitor;   /* enum cli_event_kind bits: a monitor's kinds */
+	bool monitor_json;      /* monitor -j: a JSON object a line */
+	bool dead;              /* to close once the current round is done */
 };
 
 extern struct client *cli_clients[CLI_CLIENTS_MAX];

@@ -80,7 +80,8 @@ port_lines(struct cli *c, const struct rt_wstats *s)
 		stat_line2(c, "port", name, "tx_errors", d.tx_errors - b.tx_errors);
 		/* The backlog behind its TX queues (txq.c): what waited in it,
 		 * and what waits now (a gauge, never reset). */
-		stat_line2(c, "port", name, "tx_held", s->port_tx_held[p] - base.dp.port_tx_held[p]);
+		stat_line2(c, "port", name, "tx_held",
+			   s->port_tx_held[p] - base.dp.port_tx_held[p]);
 		uint64_t backlog = 0;
 		for (unsigned int w = 0; w < dp->nb_workers; w++)
 			backlog += rt_dp_tx_backlog(dp, w, p);
@@ -93,6 +94,8 @@ port_lines(struct cli *c, const struct rt_wstats *s)
 			stat_line2(c, "port", name, n,
 				   s->port_exc_drop[p][k] - base.dp.port_exc_drop[p][k]);
 		}
+		stat_line2(c, "port", name, "proto_strangers",
+			   s->port_proto_strangers[p] - base.dp.port_proto_strangers[p]);
 		/* Its control-plane port's traffic (docs/control-plane.md). */
 		const struct rt_cport_stats *cs = &c->r->cport[p].st, *cb = &base.cport[p];
 		stat_line2(c, "port", name, "cport_punted", cs->punted - cb->punted);
@@ -111,6 +114,7 @@ port_lines(struct cli *c, const struct rt_wstats *s)
 			   cs->inject_ethertype - cb->inject_ethertype);
 		stat_line2(c, "port", name, "cport_inject_nombuf",
 			   cs->inject_nombuf - cb->inject_nombuf);
+		stat_line2(c, "port", name, "cport_remade", cs->remade - cb->remade);
 		struct neigh_port_stats ns, *nb = &base.neigh[p];
 		if (neigh_get_port_stats(c->r->neigh, p, &ns) != 0)
 			continue;
@@ -183,6 +187,7 @@ mirror_lines(struct cli *c)
 	stat_line(c, "mirror", "unknown_attrs", s->unknown_attrs - b->unknown_attrs);
 	stat_line(c, "mirror", "resyncs", s->resyncs - b->resyncs);
 	stat_line(c, "mirror", "swept", s->swept - b->swept);
+	stat_line(c, "mirror", "dropped", s->dropped - b->dropped);
 	stat_line(c, "mirror", "groups", s->groups);
 }
 
@@ -210,6 +215,9 @@ cli_stats(struct cli *c)
 	rt_dp_stats_sum(&r->dp, &s);
 	rt_ctl_counters(r, ctl);
 	if (cmd != NULL && cli_matches(cmd, "reset")) {
+		int rc = cli_may_change(c, "stats", cmd);
+		if (rc < 0)
+			return rc;
 		reset(c, &s, ctl);
 		return 0;
 	}

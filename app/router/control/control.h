@@ -81,6 +81,9 @@ struct rt_addr {
 	X(TX_DROPPED, "control", "tx_dropped", false)                                              \
 	X(LOOP_ROUNDS, "control", "wakeups", false)                                                \
 	X(LOOP_BELLS, "control", "wakeups_punt", false)                                            \
+	X(PEERS, "control", "proto_peers", true)                                                   \
+	X(PEERS_LEARNT, "control", "proto_peers_learnt", false)                                    \
+	X(PEERS_FORGOTTEN, "control", "proto_peers_forgotten", false)                              \
 	X(NEIGH_ENTRIES, "neigh", "entries", true)                                                 \
 	X(NEIGH_INCOMPLETE, "neigh", "incomplete", true)                                           \
 	X(NEIGH_QUEUE_DROPS, "neigh", "queue_drops", false)                                        \
@@ -166,6 +169,7 @@ struct rt_cport_stats {
 	/* Frames from the TAP refused: too short or a broken IP header,
 	 * longer than the port's MTU, neither IPv4 nor IPv6; no mbuf. */
 	uint64_t inject_bad, inject_long, inject_ethertype, inject_nombuf;
+	uint64_t remade; /* the TAP deleted under routerd, and made again */
 };
 
 /* The kernel route mirror (mirror.c): why a route was not followed. */
@@ -186,7 +190,8 @@ struct rt_mirror_stats {
 	uint64_t skipped[RT_MIRROR_SKIP_COUNT];
 	uint64_t malformed, unknown_attrs; /* messages, attributes */
 	uint64_t resyncs, swept;           /* dumps, and the routes they found gone */
-	uint64_t groups;                   /* multipath nexthops shared now (a gauge) */
+	uint64_t dropped; /* datagrams of notifications dropped unread after an overrun */
+	uint64_t groups;  /* multipath nexthops shared now (a gauge) */
 };
 
 struct rt_cport {
@@ -201,6 +206,7 @@ struct rt_cport {
 		uint64_t milli, last_ms;
 	} bucket[2];
 	struct rt_cport_stats st;
+	uint64_t remake_ms; /* deleted under routerd: made again then; 0 not */
 };
 
 /*
@@ -261,6 +267,14 @@ void rt_cport_fini(struct router *r);
  * follows; after rt_cport_init. @return 0 or a negative errno value. */
 int rt_mirror_init(struct router *r);
 void rt_mirror_fini(struct router *r);
+/* Is rt a route the kernel mirror installed (Linux's, followed)? Such a
+ * route changes only with the kernel's table: the CLI refuses to change
+ * or delete it, save leaves it out. */
+bool rt_mirror_owns(const struct fib_route *rt);
+/* An operator's route rt was deleted: if it held the place of a kernel
+ * route the mirror skipped, the kernel's tables are dumped again so that
+ * the kernel's route is followed now. */
+void rt_mirror_operator_gone(const struct fib_route *rt);
 /* Serve until r->stop; then send what must go out before the workers
  * stop (final router advertisements). */
 int rt_control_run(struct router *r);
@@ -277,7 +291,7 @@ int rt_loop_watch(struct rt_watch *w, uint32_t events);
 int rt_loop_rewatch(struct rt_watch *w, uint32_t events);
 void rt_loop_unwatch(struct rt_watch *w);
 /* At most RT_LOOP_HOOKS. @return 0 or -ENOSPC. */
-#define RT_LOOP_HOOKS 4
+#define RT_LOOP_HOOKS 8
 int rt_loop_on_round(uint64_t (*fn)(struct router *r, uint64_t now_ms));
 /* Wake the loop now, from any thread: async-signal-safe (a signal
  * handler's, after it sets r->stop, as the signal may reach another

@@ -30,6 +30,7 @@ rt_ctl_counters(const struct router *r, uint64_t out[RT_CTR_COUNT])
 	out[RT_CTR_REASM_SRC_EVICTED] = rs.src_evicted;
 	out[RT_CTR_REASM_PENDING] = rs.pending;
 	out[RT_CTR_REASM_BYTES] = rs.bytes;
+	out[RT_CTR_PEERS] = rt_peers_count();
 	out[RT_CTR_NEIGH_ENTRIES] = ns.entries;
 	out[RT_CTR_NEIGH_INCOMPLETE] = ns.incomplete;
 	out[RT_CTR_NEIGH_QUEUE_DROPS] = ns.queue_drops;

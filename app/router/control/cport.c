@@ -11,7 +11,14 @@
  * token bucket per port for the routing protocols' packets and another
  * for the rest, so a flood at a router address costs the control core a
  * bounded share, other ports nothing, and a BGP session on the same port
- * nothing either.
+ * nothing either. The routing protocols' bucket (and exception ring) is
+ * for the peers the router's stack talks to (peers.c): the frames it
+ * writes to the TAPs teach them.
+ *
+ * A TAP deleted under routerd (ip link del port0) is noticed at once (its
+ * descriptor reports an error for ever after) and made again a second
+ * later, as it was; the kernel's routes through it went with it, so the
+ * mirror dumps the tables again.
  *
  * Inject (Linux -> port): each frame the kernel writes to a TAP is
  * checked (rt_cport_frame_class, cport_frame.c); a unicast IP packet is routed by
@@ -32,6 +39,7 @@
 /* Frames taken from one TAP a round: the loop goes on to its other work
  * and comes back (epoll is level-triggered). */
 #define INJECT_PER_ROUND 64
+#define REMAKE_MS 1000 /* how long after its deletion a TAP is made again */
 
 /* A punt token, if the bucket of m's kind has one (the routing
  * protocols', or the rest's): punt_rate a second each, a tenth of that
@@ -59,8 +67,9 @@ rt_cport_punt(struct router *r, struct rte_mbuf *m, uint16_t in)
 	if (in >= r->dp.nb_ports || r->cport[in].ifindex == 0)
 		return false;
 	struct rt_cport *c = &r->cport[in];
-	unsigned int k = rt_exc_class_local(rte_pktmbuf_mtod(m, const uint8_t *),
-					    rte_pktmbuf_data_len(m)) == RT_EXC_PROTO
+	bool stranger;
+	unsigned int k = rt_exc_class_local(r->dp.peers, rte_pktmbuf_mtod(m, const uint8_t *),
+					    rte_pktmbuf_data_len(m), &stranger) == RT_EXC_PROTO
 				 ? 0
 				 : 1;
 	if (!punt_token(r, c, k)) {
@@ -90,6 +99,8 @@ static void
 inject(struct router *r, uint16_t port, struct rte_mbuf *m)
 {
 	struct rt_cport *c = &r->cport[port];
+	/* A routing protocol's packet to a peer: the peer's earn its class. */
+	rt_peers_learn(r, rte_pktmbuf_mtod(m, const uint8_t *), rte_pktmbuf_data_len(m));
 	switch (rt_cport_frame_class(rte_pktmbuf_mtod(m, const uint8_t *), rte_pktmbuf_data_len(m),
 				     r->dp.port[port].mtu)) {
 	case RT_CPF_UNICAST:
@@ -115,12 +126,29 @@ inject(struct router *r, uint16_t port, struct rte_mbuf *m)
 	rte_pktmbuf_free(m);
 }
 
+/* The TAP is gone (deleted by hand): its descriptor, which would wake
+ * the loop for ever, closed; made again in REMAKE_MS. */
+static void
+cport_gone(struct router *r, uint16_t port)
+{
+	struct rt_cport *c = &r->cport[port];
+	RT_LOG(WARNING, control, "%s: control-plane port %s was deleted: made again in %u ms",
+	       r->dp.port[port].name, c->name, REMAKE_MS);
+	rt_loop_unwatch(&c->w);
+	rt_tap_close(r, port);
+	c->remake_ms = rt_now_ms() + REMAKE_MS;
+	rt_mirror_resync_soon();
+}
+
 static void
 cport_ready(struct router *r, struct rt_watch *w, uint32_t events)
 {
-	(void)events;
 	struct rt_cport *c = (struct rt_cport *)((char *)w - offsetof(struct rt_cport, w));
 	uint16_t port = (uint16_t)(c - r->cport);
+	if (events & (EPOLLERR | EPOLLHUP)) {
+		cport_gone(r, port);
+		return;
+	}
 	for (unsigned int i = 0; i < INJECT_PER_ROUND; i++) {
 		struct rte_mbuf *m = rte_pktmbuf_alloc(r->pool);
 		if (m == NULL) {
@@ -131,6 +159,8 @@ cport_ready(struct router *r, struct rt_watch *w, uint32_t events)
 		ssize_t len = read(c->fd, rte_pktmbuf_mtod(m, void *), room);
 		if (len <= 0) {
 			rte_pktmbuf_free(m);
+			if (len < 0 && (errno == EBADFD || errno == EIO))
+				cport_gone(r, port);
 			return; /* EAGAIN: nothing more */
 		}
 		/* A frame that filled the buffer may have been cut: too long. */
@@ -144,11 +174,47 @@ cport_ready(struct router *r, struct rt_watch *w, uint32_t events)
 	}
 }
 
+/* TAPs deleted under routerd, made again when due. Wants a round then. */
+static uint64_t
+remake_hook(struct router *r, uint64_t now)
+{
+	uint64_t due = UINT64_MAX;
+	for (uint16_t p = 0; p < r->dp.nb_ports; p++) {
+		struct rt_cport *c = &r->cport[p];
+		if (c->remake_ms == 0)
+			continue;
+		if (now < c->remake_ms) {
+			due = RTE_MIN(due, c->remake_ms);
+			continue;
+		}
+		c->w = (struct rt_watch){.ready = cport_ready};
+		int rc = rt_tap_open(r, p);
+		if (rc == 0 && (c->w.fd = c->fd, rc = rt_loop_watch(&c->w, EPOLLIN)) == 0) {
+			c->remake_ms = 0;
+			c->st.remade++;
+			RT_LOG(NOTICE, control, "%s: control-plane port %s made again (ifindex %d)",
+			       r->dp.port[p].name, c->name, c->ifindex);
+			rt_tap_default_route(r);
+			rt_mirror_resync_soon();
+			continue;
+		}
+		rt_tap_close(r, p);
+		c->remake_ms = now + REMAKE_MS;
+		due = RTE_MIN(due, c->remake_ms);
+		RT_LOG(ERR, control, "%s: control-plane port %s not made again: %s; tried again",
+		       r->dp.port[p].name, c->name, strerror(-rc));
+	}
+	return due;
+}
+
 int
 rt_cport_init(struct router *r)
 {
 	int rc = rt_tap_init(r);
 	if (rc < 0)
+		return rc;
+	if (r->conf.control_ports &&
+	    ((rc = rt_loop_on_round(remake_hook)) < 0 || (rc = rt_peers_init(r)) < 0))
 		return rc;
 	for (uint16_t p = 0; p < r->dp.nb_ports; p++) {
 		struct rt_cport *c = &r->cport[p];
@@ -168,4 +234,5 @@ rt_cport_fini(struct router *r)
 		if (r->cport[p].ifindex != 0)
 			rt_loop_unwatch(&r->cport[p].w);
 	rt_tap_fini(r);
+	rt_peers_fini(r);
 }

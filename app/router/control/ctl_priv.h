@@ -142,11 +142,21 @@ bool rt_cport_punt(struct router *r, struct rte_mbuf *m, uint16_t in);
  * interface set down loses its routes without a notification). */
 void rt_mirror_resync_soon(void);
 
+/* peers.c: the routing protocols' peers (datapath/peers.h), learnt from
+ * the frames Linux writes to the TAPs (rt_peers_learn, each one). */
+int rt_peers_init(struct router *r);
+void rt_peers_fini(struct router *r);
+void rt_peers_learn(struct router *r, const uint8_t *f, uint32_t len);
+unsigned int rt_peers_count(void);
+
 /* tap.c: the TAP devices. rt_tap_init opens them (control_ports on),
  * with the port's MAC, MTU, state and addresses. */
 int rt_tap_init(struct router *r);
 void rt_tap_fini(struct router *r);
 void rt_tap_close(struct router *r, uint16_t port);
+/* Make port's TAP again (rt_tap_init's, for one port: its name, MAC,
+ * MTU, state, addresses). @return 0 or -errno. */
+int rt_tap_open(struct router *r, uint16_t port);
 /* Mirror an address added to or removed from a port. @return 0 or -errno. */
 int rt_tap_addr(struct router *r, uint16_t port, const struct fib_prefix *p, bool add);
 /* The port's administrative state and carrier, or its MTU, changed. */

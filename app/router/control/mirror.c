@@ -201,6 +201,41 @@ key_of(const struct nlr_route *k)
 	return key;
 }
 
+/* The key of a route of routerd's FIB: its table as the kernel numbers
+ * them (0 is main), the address as on the wire. */
+static struct mset_key
+key_of_fib(const struct fib_route *rt)
+{
+	struct mset_key key = {.family = rt->dst.family,
+			       .len = rt->dst.len,
+			       .table = rt->table ? rt->table : FIB_TABLE_MAIN,
+			       .metric = rt->metric};
+	if (rt->dst.family == FIB_AF_INET) {
+		uint32_t be = rte_cpu_to_be_32(rt->dst.addr.v4);
+		memcpy(key.addr, &be, 4);
+	} else {
+		memcpy(key.addr, rt->dst.addr.v6, 16);
+	}
+	return key;
+}
+
+bool
+rt_mirror_owns(const struct fib_route *rt)
+{
+	struct mset_key key = key_of_fib(rt);
+	return mset_find(&rt_mirror.own, &key) != NULL;
+}
+
+void
+rt_mirror_operator_gone(const struct fib_route *rt)
+{
+	struct mset_key key = key_of_fib(rt);
+	if (mset_find(&rt_mirror.shadowed, &key) == NULL)
+		return;
+	mset_del(&rt_mirror.shadowed, &key);
+	rt_mirror_resync_soon();
+}
+
 static struct fib_prefix
 prefix_of(const struct nlr_route *k)
 {
@@ -300,33 +335,28 @@ fib_type(uint8_t rtn)
 	}
 }
 
-/* The kernel has route k (new, replaced, or seen in a dump). */
-static void
-install(struct router *r, const struct nlr_route *k)
+/* Route k into routerd's FIB, in place of the mirror's route of its key
+ * if it has one. @return 1 when installed, 0 when it is not the mirror's
+ * business, -1 when skipped (*why says why). */
+static int
+install_route(struct router *r, const struct nlr_route *k, enum rt_mirror_skip *why)
 {
 	struct nlr_path p[NLR_PATHS_MAX];
 	int n = paths_of(k, p);
-	if (!followed(r, k, p, n)) {
-		r->mirror.ignored++;
-		return;
-	}
+	if (!followed(r, k, p, n))
+		return 0;
 	struct fib_route fr = {.dst = prefix_of(k),
 			       .table = k->table,
 			       .metric = k->priority,
 			       .origin = k->protocol,
 			       .type = fib_type(k->type)};
-	if (k->encap) {
-		skip(r, RT_MIRROR_SKIP_ENCAP, k);
-		return;
-	}
-	if (k->src_len != 0 || k->tos != 0) {
-		skip(r, RT_MIRROR_SKIP_SOURCE, k);
-		return;
-	}
-	if (n < 0) {
-		skip(r, RT_MIRROR_SKIP_NEXTHOP, k);
-		return;
-	}
+	*why = k->encap               ? RT_MIRROR_SKIP_ENCAP
+	       : k->src_len || k->tos ? RT_MIRROR_SKIP_SOURCE
+	       : n < 0                ? RT_MIRROR_SKIP_NEXTHOP
+	       : k->too_many          ? RT_MIRROR_SKIP_FULL
+				      : RT_MIRROR_SKIP_COUNT;
+	if (*why != RT_MIRROR_SKIP_COUNT)
+		return -1;
 	if (fr.type == FIB_RT_UNICAST && n == 0)
 		fr.type = FIB_RT_BLACKHOLE; /* a blackhole nexthop object */
 	struct mset_key key = key_of(k);
@@ -334,15 +364,17 @@ install(struct router *r, const struct nlr_route *k)
 	bool mine = mset_find(&rt_mirror.own, &key) != NULL;
 	bool had = fib_route_get(r->fib, &fr, false, &old) == 0;
 	if (had && !mine) {
-		skip(r, RT_MIRROR_SKIP_CONFLICT, k);
-		return;
+		/* Remembered: when the operator's goes, the kernel's comes in
+		 * (rt_mirror_operator_gone). */
+		bool added;
+		mset_add(&rt_mirror.shadowed, &key, &added);
+		*why = RT_MIRROR_SKIP_CONFLICT;
+		return -1;
 	}
-	enum rt_mirror_skip why = RT_MIRROR_SKIP_FULL;
 	uint32_t like = had && old.type == FIB_RT_UNICAST ? old.nh : 0;
-	if (fr.type == FIB_RT_UNICAST && nexthop_of(r, k, p, n, like, &fr.nh, &why) < 0) {
-		skip(r, why, k);
-		return;
-	}
+	*why = RT_MIRROR_SKIP_FULL;
+	if (fr.type == FIB_RT_UNICAST && nexthop_of(r, k, p, n, like, &fr.nh, why) < 0)
+		return -1;
 	bool added;
 	struct mset_entry *e = mset_add(&rt_mirror.own, &key, &added);
 	if (e == NULL || fib_route_replace(r->fib, &fr) < 0) {
@@ -350,8 +382,8 @@ install(struct router *r, const struct nlr_route *k)
 			mset_del(&rt_mirror.own, &key);
 		if (fr.type == FIB_RT_UNICAST)
 			rt_mgroup_put(r, fr.nh);
-		skip(r, RT_MIRROR_SKIP_FULL, k);
-		return;
+		*why = RT_MIRROR_SKIP_FULL;
+		return -1;
 	}
 	e->gen = rt_mirror.gen;
 	e->nh_id = k->nh_id;
@@ -363,6 +395,30 @@ install(struct router *r, const struct nlr_route *k)
 		r->mirror.replaced++;
 	else
 		r->mirror.added++;
+	return 1;
+}
+
+/* The kernel has route k (new, replaced, or seen in a dump). One the
+ * mirror does not take, at the key of one it had (a replace by a route
+ * out of another interface, with an encapsulation, an off-link
+ * gateway...), takes the old one away: it is no longer Linux's. A route
+ * that only shares the key's fields (a TOS, a source prefix) is another
+ * route, and a cloned one no route at all. */
+static void
+install(struct router *r, const struct nlr_route *k)
+{
+	enum rt_mirror_skip why = RT_MIRROR_SKIP_COUNT;
+	int rc = install_route(r, k, &why);
+	if (rc > 0)
+		return;
+	if (rc < 0)
+		skip(r, why, k);
+	else
+		r->mirror.ignored++;
+	struct mset_key key = key_of(k);
+	if (!(k->flags & RTM_F_CLONED) && k->src_len == 0 && k->tos == 0 &&
+	    mset_find(&rt_mirror.own, &key) != NULL)
+		rt_mirror_withdraw(r, &key);
 }
 
 /* The mirror's route of key goes. */
@@ -413,6 +469,75 @@ object_changed(struct router *r, uint32_t id, bool gone)
 	}
 }
 
+/* The paths routerd has for the mirror's route of key, as rtnetlink
+ * names them (the control-plane port's ifindex, the gateway, the
+ * weight). @return their number; 0 for none or a route by object. */
+static int
+paths_installed(struct router *r, const struct mset_key *key, struct nlr_path *out)
+{
+	const struct mset_entry *e = mset_find(&rt_mirror.own, key);
+	struct nlr_route k = {.family = key->family, .dst_len = key->len};
+	memcpy(k.dst, key->addr, 16);
+	struct fib_route fr = {.dst = prefix_of(&k), .table = key->table, .metric = key->metric};
+	static struct nh_info nh; /* large; the control core is single-threaded */
+	if (e == NULL || e->nh_id != 0 || fib_route_get(r->fib, &fr, false, &fr) != 0 ||
+	    fr.type != FIB_RT_UNICAST || nh_get(r->nh, fr.nh, &nh) != 0)
+		return 0;
+	struct nh_member one = {.index = fr.nh, .weight = 1};
+	const struct nh_member *m = nh.spec.type == NH_T_GROUP ? nh.m : &one;
+	int n = nh.spec.type == NH_T_GROUP ? nh.nb_members : 1;
+	for (int i = 0; i < n; i++) {
+		struct nh_info x;
+		if (nh_get(r->nh, m[i].index, &x) != 0)
+			return 0;
+		out[i] = (struct nlr_path){.ifindex = (uint32_t)r->cport[x.spec.port].ifindex,
+					   .gw_family =
+						   x.spec.type == NH_T_GATEWAY ? x.spec.family : 0,
+					   .weight = m[i].weight,
+					   .onlink = true}; /* it was taken as it is */
+		memcpy(out[i].gw, x.spec.gw, 16);
+	}
+	return n;
+}
+
+static bool
+same_path(const struct nlr_path *a, const struct nlr_path *b)
+{
+	return a->ifindex == b->ifindex && a->gw_family == b->gw_family &&
+	       memcmp(a->gw, b->gw, a->gw_family == AF_INET ? 4 : 16) == 0;
+}
+
+/* The kernel deleted route k. An IPv6 multipath route loses one path
+ * with `ip -6 route del P via G`, and the notification names that path
+ * alone (IPv4 deletes a route whole): the route stays, with the others. */
+static void
+deleted(struct router *r, const struct nlr_route *k)
+{
+	struct mset_key key = key_of(k);
+	mset_del(&rt_mirror.shadowed, &key);
+	if (mset_find(&rt_mirror.own, &key) == NULL)
+		return;
+	struct nlr_route left = *k;
+	int n = k->family == AF_INET6 && k->nh_id == 0 && k->npaths > 0
+			? paths_installed(r, &key, left.path)
+			: 0;
+	int kept = 0;
+	for (int i = 0; i < n; i++) {
+		bool gone = false;
+		for (unsigned int j = 0; j < k->npaths && !gone; j++)
+			gone = same_path(&left.path[i], &k->path[j]);
+		if (!gone)
+			left.path[kept++] = left.path[i];
+	}
+	if (kept == 0 || kept == n) { /* all of it, or no path it has: the route */
+		rt_mirror_withdraw(r, &key);
+		return;
+	}
+	left.npaths = (unsigned int)kept;
+	left.type = RTN_UNICAST;
+	install(r, &left);
+}
+
 void
 rt_mirror_message(struct router *r, const struct nlmsghdr *h)
 {
@@ -425,13 +550,10 @@ rt_mirror_message(struct router *r, const struct nlmsghdr *h)
 			return;
 		}
 		r->mirror.unknown_attrs += k.unknown;
-		if (h->nlmsg_type == RTM_NEWROUTE) {
+		if (h->nlmsg_type == RTM_NEWROUTE)
 			install(r, &k);
-		} else {
-			struct mset_key key = key_of(&k);
-			if (mset_find(&rt_mirror.own, &key) != NULL)
-				rt_mirror_withdraw(r, &key);
-		}
+		else
+			deleted(r, &k);
 		return;
 	}
 	case RTM_NEWNEXTHOP:

@@ -199,6 +199,24 @@ resync_step(struct router *r, unsigned int budget, bool blocking)
 	}
 }
 
+/* Notifications were lost (ENOBUFS): those still queued are dropped
+ * unread before the tables are dumped again. Some of them are older than
+ * the lost ones: applied after the dump, a stale add would undo a lost
+ * delete that the dump already shows. What arrives from here on is newer
+ * than anything lost, and is applied after the dump, in order. */
+static void
+overrun(struct router *r)
+{
+	for (;;) {
+		ssize_t n = recv(rt_mirror.ev, rxbuf, sizeof(rxbuf), MSG_DONTWAIT);
+		if (n > 0)
+			r->mirror.dropped++;
+		else if (n == 0 || errno != ENOBUFS)
+			break;
+	}
+	rt_mirror.resync = true;
+}
+
 /* Notifications, a budget a round; a lost one (ENOBUFS) resynchronises.
  * None is read while a dump is in progress (see resync_start). */
 static void
@@ -206,13 +224,11 @@ events(struct router *r, struct rt_watch *w, uint32_t ev)
 {
 	(void)w, (void)ev;
 	int i;
-	for (i = 0; i < 256 && rt_mirror.dumping < 0; i++) {
+	for (i = 0; i < 256 && rt_mirror.dumping < 0 && !rt_mirror.resync; i++) {
 		ssize_t len = recv(rt_mirror.ev, rxbuf, sizeof(rxbuf), MSG_DONTWAIT);
 		if (len < 0) {
-			if (errno == ENOBUFS) {
-				rt_mirror.resync = true;
-				continue;
-			}
+			if (errno == ENOBUFS)
+				overrun(r);
 			break;
 		}
 		datagram(r, rxbuf, (size_t)len);
@@ -336,6 +352,7 @@ rt_mirror_fini(struct router *r)
 	}
 	rt_mirror.ev = rt_mirror.dump = -1;
 	mset_free(&rt_mirror.own);
+	mset_free(&rt_mirror.shadowed);
 	rt_mgroup_fini();
 	free(rt_mirror.obj);
 	rt_mirror.obj = NULL;

@@ -18,6 +18,7 @@ struct rt_mirror {
 	int ev, dump;          /* notifications; requests and their answers */
 	struct rt_watch w, dw; /* for ev (quiet while dumping), for dump */
 	struct mset own;
+	struct mset shadowed; /* kernel routes skipped for an operator's at their key */
 	uint32_t gen;
 	struct kobj *obj;
 	size_t obj_cap, nb_obj;

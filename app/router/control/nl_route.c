@@ -116,10 +116,14 @@ multipath(struct nlr_route *r, const uint8_t *d, size_t len)
 	while (at + sizeof(struct rtnexthop) <= len) {
 		struct rtnexthop nh;
 		memcpy(&nh, d + at, sizeof(nh));
-		if (nh.rtnh_len < sizeof(nh) || nh.rtnh_len > len - at ||
-		    r->npaths == NLR_PATHS_MAX || nh.rtnh_ifindex < 0)
+		if (nh.rtnh_len < sizeof(nh) || nh.rtnh_len > len - at || nh.rtnh_ifindex < 0)
 			return -EINVAL;
-		struct nlr_path *p = &r->path[r->npaths++];
+		/* Past what is kept, read into a spare: checked all the same. */
+		struct nlr_path spare, *p = &spare;
+		if (r->npaths < NLR_PATHS_MAX)
+			p = &r->path[r->npaths++];
+		else
+			r->too_many = true;
 		memset(p, 0, sizeof(*p));
 		p->ifindex = (uint32_t)nh.rtnh_ifindex;
 		p->weight = (uint16_t)(nh.rtnh_hops + 1);
@@ -218,6 +222,10 @@ nlr_route_parse(const struct nlmsghdr *h, struct nlr_route *out)
 	for (unsigned int i = 0; i < out->npaths; i++)
 		if (out->path[i].weight == 0)
 			out->path[i].weight = 1;
+	/* A single path's flags are the route's (rtm_flags), as iproute2
+	 * reads them: `ip route add P via G dev D onlink`. */
+	if (out->npaths == 1 && (rtm.rtm_flags & RTNH_F_ONLINK))
+		out->path[0].onlink = true;
 	return 0;
 }
 
@@ -229,10 +237,13 @@ nexthop_attr(uint16_t type, const uint8_t *d, size_t len, void *arg)
 	case NHA_ID:
 		return u32_of(d, len, &n->id);
 	case NHA_GROUP:
-		if (len == 0 || len % sizeof(struct nexthop_grp) != 0 ||
-		    len / sizeof(struct nexthop_grp) > NLR_PATHS_MAX)
+		if (len == 0 || len % sizeof(struct nexthop_grp) != 0)
 			return -EINVAL;
 		n->ngroup = (unsigned int)(len / sizeof(struct nexthop_grp));
+		if (n->ngroup > NLR_PATHS_MAX) {
+			n->ngroup = NLR_PATHS_MAX;
+			n->too_many = true;
+		}
 		for (unsigned int i = 0; i < n->ngroup; i++) {
 			struct nexthop_grp g;
 			memcpy(&g, d + i * sizeof(g), sizeof(g));

@@ -16,7 +16,9 @@
 
 #include <linux/netlink.h>
 
-#define NLR_PATHS_MAX 32
+/* A route's paths or a group's members kept; beyond, too_many is set
+ * (routerd's groups hold NH_GROUP_MEMBERS_MAX, as many). */
+#define NLR_PATHS_MAX 64
 
 struct nlr_path {
 	uint32_t ifindex;  /* 0: none given */
@@ -38,6 +40,7 @@ struct nlr_route {
 	bool encap;     /* lightweight tunnel encapsulation: not for routerd */
 	unsigned int npaths;
 	struct nlr_path path[NLR_PATHS_MAX];
+	bool too_many;        /* more paths than NLR_PATHS_MAX: the first kept */
 	unsigned int unknown; /* attributes skipped */
 };
 
@@ -51,6 +54,7 @@ struct nlr_nexthop {
 		uint32_t id;
 		uint16_t weight; /* 1..256 */
 	} group[NLR_PATHS_MAX];
+	bool too_many; /* more members than NLR_PATHS_MAX: the first kept */
 	unsigned int unknown;
 };
 

@@ -257,8 +257,8 @@ rt_tap_mtu(struct router *r, uint16_t port)
 		RT_LOG(WARNING, control, "%s: cannot set mtu %u", c->name, r->dp.port[port].mtu);
 }
 
-static int
-tap_open(struct router *r, uint16_t port)
+int
+rt_tap_open(struct router *r, uint16_t port)
 {
 	struct rt_cport *c = &r->cport[port];
 	int fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK | O_CLOEXEC);
@@ -335,7 +335,7 @@ rt_tap_init(struct router *r)
 			memcpy(name, r->dp.port[p].name, sizeof(r->dp.port[p].name));
 		name[sizeof(c->name) - 1] = 0;
 		memcpy(c->name, name, sizeof(c->name));
-		int rc = tap_open(r, p);
+		int rc = rt_tap_open(r, p);
 		if (rc < 0) {
 			RT_LOG(ERR, control, "%s: no control-plane port %s: %s", r->dp.port[p].name,
 			       c->name, strerror(-rc));

@@ -26,6 +26,7 @@
 
 #include "fib.h"
 #include "nexthop.h"
+#include "peers.h"
 
 #define RT_MAX_PORTS 16
 #define RT_MAX_WORKERS 8
@@ -111,19 +112,20 @@ extern const char *const rt_exc_names[RT_EXC_CLASSES];
 #define RT_PORT_BFD_MULTI 4784
 
 /*
- * The class of a frame for the router (punted as RT_PUNT_LOCAL), from
- * its first bytes only; the control core asks the same to pick the punt
- * bucket of the control-plane port. Neighbour and router discovery
+ * The class of a frame for the router (punted as RT_PUNT_LOCAL) by its
+ * headers, from its first bytes only. Neighbour and router discovery
  * (ICMPv6 133-137 right after the fixed header, the only place they are
  * accepted); then the routing protocols: OSPF, VRRP, BFD, and TCP to or
  * from BGP's port without SYN (a session's segments: a SYN flood at port
  * 179 stays with the rest). In IPv6, up to two Hop-by-Hop, Routing or
  * Destination Options headers are looked past (a routing protocol's
  * packet may carry one); discovery is only ever right after the fixed
- * header. A fragment is "local": its ports are not in it.
+ * header. A fragment is "local": its ports are not in it. What the
+ * headers call a routing protocol's is only a claim: rt_exc_class_local
+ * decides.
  */
 static inline enum rt_exc_class
-rt_exc_class_local(const uint8_t *f, uint32_t len)
+rt_exc_class_hdr(const uint8_t *f, uint32_t len)
 {
 	const uint8_t *l4;
 	uint8_t proto;
@@ -184,6 +186,28 @@ rt_exc_class_local(const uint8_t *f, uint32_t len)
 	}
 }
 
+/* The class of a frame for the router: its headers' (rt_exc_class_hdr),
+ * the routing protocols' only from a peer the router's own stack talks
+ * that protocol with (peers.h); from anyone else a routing protocol's
+ * packet is the rest's (*stranger set). The control core asks the same
+ * to pick the punt bucket of the control-plane port. */
+static inline enum rt_exc_class
+rt_exc_class_local(const struct rt_peer_table *peers, const uint8_t *f, uint32_t len,
+		   bool *stranger)
+{
+	enum rt_exc_class c = rt_exc_class_hdr(f, len);
+	*stranger = false;
+	if (c != RT_EXC_PROTO)
+		return c;
+	/* (The header class read the fixed IP header: the source is there.) */
+	const uint8_t *ip = f + RTE_ETHER_HDR_LEN;
+	bool v4 = f[12] == 0x08;
+	if (rt_peer_known(peers, v4 ? FIB_AF_INET : FIB_AF_INET6, v4 ? ip + 12 : ip + 8))
+		return RT_EXC_PROTO;
+	*stranger = true;
+	return RT_EXC_LOCAL;
+}
+
 /* A worker's counters: written by that worker only, on its own lines,
  * read (racily, which is fine for counters) by the control core. */
 struct rt_wstats {
@@ -209,6 +233,9 @@ struct rt_wstats {
 	/* Forwarded packets a port's TX queue refused at first and that
 	 * waited in the worker's backlog for it (txq.c). */
 	uint64_t port_tx_held[RT_MAX_PORTS];
+	/* Packets to the router with a routing protocol's headers from a
+	 * source that is no peer (rt_exc_class_local), by ingress port. */
+	uint64_t port_proto_strangers[RT_MAX_PORTS];
 } __rte_cache_aligned;
 
 /* Behind each of a worker's TX queues, the forwarded packets it refused,
@@ -252,6 +279,9 @@ struct rt_worker {
 	 * cache anyway; the backlogs themselves, cold, come last. */
 	uint32_t backlogged;
 	uint32_t bell_rung; /* the control core's sleep it last rang for */
+	/* &rt_dp.peers: the table in force, loaded (acquire) when a packet
+	 * with a routing protocol's headers is punted. */
+	struct rt_peer_table *const *peers;
 	struct rt_wstats st;
 	struct rt_txq_backlog backlog[RT_MAX_PORTS];
 } __rte_cache_aligned;
@@ -310,6 +340,9 @@ struct rt_dp {
 	 * worker round reads, should not miss the cache for that. */
 	uint32_t ctl_asleep __rte_cache_aligned;
 	int ctl_bell;
+	/* The routing protocols' peers (peers.h): a table the control core
+	 * replaces whole (release), freed a grace period later. */
+	struct rt_peer_table *peers;
 };
 
 /* A port's bit in one of the masks above. */

@@ -159,11 +159,16 @@ dp_punt(struct rt_worker *w, struct rte_mbuf *m, enum rt_punt why, uint32_t nh)
 {
 	static const uint8_t full[RT_EXC_CLASSES] = {RT_DROP_EXC_NEIGH_FULL, RT_DROP_EXC_PROTO_FULL,
 						     RT_DROP_EXC_LOCAL_FULL, RT_DROP_EXC_DATA_FULL};
-	enum rt_exc_class c = why == RT_PUNT_ARP ? RT_EXC_NEIGH
-			      : why == RT_PUNT_LOCAL
-				      ? rt_exc_class_local(rte_pktmbuf_mtod(m, const uint8_t *),
-							   rte_pktmbuf_data_len(m))
-				      : RT_EXC_DATA;
+	enum rt_exc_class c = RT_EXC_DATA;
+	if (why == RT_PUNT_ARP) {
+		c = RT_EXC_NEIGH;
+	} else if (why == RT_PUNT_LOCAL) {
+		bool stranger;
+		c = rt_exc_class_local(__atomic_load_n(w->peers, __ATOMIC_ACQUIRE),
+				       rte_pktmbuf_mtod(m, const uint8_t *),
+				       rte_pktmbuf_data_len(m), &stranger);
+		w->st.port_proto_strangers[w->rx_port] += stranger;
+	}
 	*rt_meta(m) = (struct rt_meta){.nh = nh, .reason = (uint8_t)why}; /* own = 0 */
 	m->port = w->rx_port; /* the control core answers on it */
 	if (unlikely(rte_ring_sp_enqueue(w->exc[w->rx_port][c], m) != 0)) {

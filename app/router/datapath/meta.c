@@ -55,6 +55,7 @@ rt_dp_stats_sum(const struct rt_dp *dp, struct rt_wstats *sum)
 			for (unsigned int c = 0; c < RT_EXC_CLASSES; c++)
 				sum->port_exc_drop[p][c] += s->port_exc_drop[p][c];
 			sum->port_tx_held[p] += s->port_tx_held[p];
+			sum->port_proto_strangers[p] += s->port_proto_strangers[p];
 			sum->port_tx[p] += s->port_tx[p] - wk->tx_dropped[p];
 			sum->drop[RT_DROP_TX_FULL] += wk->tx_dropped[p];
 			sum->drop_total += wk->tx_dropped[p];

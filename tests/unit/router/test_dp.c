@@ -162,7 +162,7 @@ test_exc_rings_by_port(void **state)
 			rte_pktmbuf_free_bulk(x, n);
 }
 
-/* A frame for rt_exc_class_local: Ethernet, then an IPv4 header (20
+/* A frame for rt_exc_class_hdr: Ethernet, then an IPv4 header (20
  * bytes) or an IPv6 one (40) with protocol proto, then the bytes given. */
 static uint32_t
 class_frame(uint8_t *f, bool v6, uint8_t proto, const uint8_t *rest, uint32_t n)
@@ -195,37 +195,101 @@ test_exc_class(void **state)
 	const uint8_t bgp[20] = {0, 179, 0x9c, 0x40, [13] = 0x10},
 		      syn[20] = {0x9c, 0x40, 0, 179, [13] = 0x02};
 	const uint8_t ns[24] = {135}, bfd[8] = {0xc0, 0, 0x0e, 0xc8}; /* to 3784 */
-	assert_int_equal(rt_exc_class_local(f, class_frame(f, false, 6, bgp, 20)), RT_EXC_PROTO);
-	assert_int_equal(rt_exc_class_local(f, class_frame(f, false, 6, syn, 20)), RT_EXC_LOCAL);
-	assert_int_equal(rt_exc_class_local(f, class_frame(f, false, 17, bfd, 8)), RT_EXC_PROTO);
-	assert_int_equal(rt_exc_class_local(f, class_frame(f, true, 89, NULL, 0)), RT_EXC_PROTO);
-	assert_int_equal(rt_exc_class_local(f, class_frame(f, true, 58, ns, 24)), RT_EXC_NEIGH);
-	assert_int_equal(rt_exc_class_local(f, class_frame(f, true, 6, bgp, 20)), RT_EXC_PROTO);
-	assert_int_equal(rt_exc_class_local(f, class_frame(f, false, 89, NULL, 0)), RT_EXC_PROTO);
+	assert_int_equal(rt_exc_class_hdr(f, class_frame(f, false, 6, bgp, 20)), RT_EXC_PROTO);
+	assert_int_equal(rt_exc_class_hdr(f, class_frame(f, false, 6, syn, 20)), RT_EXC_LOCAL);
+	assert_int_equal(rt_exc_class_hdr(f, class_frame(f, false, 17, bfd, 8)), RT_EXC_PROTO);
+	assert_int_equal(rt_exc_class_hdr(f, class_frame(f, true, 89, NULL, 0)), RT_EXC_PROTO);
+	assert_int_equal(rt_exc_class_hdr(f, class_frame(f, true, 58, ns, 24)), RT_EXC_NEIGH);
+	assert_int_equal(rt_exc_class_hdr(f, class_frame(f, true, 6, bgp, 20)), RT_EXC_PROTO);
+	assert_int_equal(rt_exc_class_hdr(f, class_frame(f, false, 89, NULL, 0)), RT_EXC_PROTO);
 	uint32_t n = class_frame(f, false, 89, NULL, 0);
 	f[RTE_ETHER_HDR_LEN + 6] = 0x20; /* a first fragment (MF) */
-	assert_int_equal(rt_exc_class_local(f, n), RT_EXC_LOCAL);
+	assert_int_equal(rt_exc_class_hdr(f, n), RT_EXC_LOCAL);
 
 	/* Behind a Hop-by-Hop header (8 bytes), then a Destination Options
 	 * header (16): BGP's segment still its own; OSPF too */
 	uint8_t x[64] = {60, 0, [8] = 6, 1};
 	memcpy(x + 24, bgp, 20);
-	assert_int_equal(rt_exc_class_local(f, class_frame(f, true, 0, x, 44)), RT_EXC_PROTO);
+	assert_int_equal(rt_exc_class_hdr(f, class_frame(f, true, 0, x, 44)), RT_EXC_PROTO);
 	x[8] = 89;
-	assert_int_equal(rt_exc_class_local(f, class_frame(f, true, 0, x, 24)), RT_EXC_PROTO);
+	assert_int_equal(rt_exc_class_hdr(f, class_frame(f, true, 0, x, 24)), RT_EXC_PROTO);
 	/* a third header is too many; a Fragment header (44) ends the walk */
 	x[8] = 60;
-	assert_int_equal(rt_exc_class_local(f, class_frame(f, true, 0, x, 44)), RT_EXC_LOCAL);
+	assert_int_equal(rt_exc_class_hdr(f, class_frame(f, true, 0, x, 44)), RT_EXC_LOCAL);
 	x[0] = 44;
-	assert_int_equal(rt_exc_class_local(f, class_frame(f, true, 0, x, 44)), RT_EXC_LOCAL);
+	assert_int_equal(rt_exc_class_hdr(f, class_frame(f, true, 0, x, 44)), RT_EXC_LOCAL);
 	/* neighbour solicitation behind a header: not discovery */
 	uint8_t h[32] = {58, 0};
 	memcpy(h + 8, ns, 24);
-	assert_int_equal(rt_exc_class_local(f, class_frame(f, true, 0, h, 32)), RT_EXC_LOCAL);
+	assert_int_equal(rt_exc_class_hdr(f, class_frame(f, true, 0, h, 32)), RT_EXC_LOCAL);
 	/* a header running past the frame, or cut before its length */
 	uint8_t big[8] = {89, 200};
-	assert_int_equal(rt_exc_class_local(f, class_frame(f, true, 0, big, 8)), RT_EXC_LOCAL);
-	assert_int_equal(rt_exc_class_local(f, class_frame(f, true, 0, big, 1)), RT_EXC_LOCAL);
+	assert_int_equal(rt_exc_class_hdr(f, class_frame(f, true, 0, big, 8)), RT_EXC_LOCAL);
+	assert_int_equal(rt_exc_class_hdr(f, class_frame(f, true, 0, big, 1)), RT_EXC_LOCAL);
+}
+
+/* The routing protocols' class is a peer's alone: BGP's, BFD's and
+ * OSPF's headers from a source in the peers' table take it; from any
+ * other source (or with no table) the rest's, the stranger flagged.
+ * Then a full table: each of its 512 peers found, and none of 200,000
+ * other addresses. */
+static void
+test_exc_peers(void **state)
+{
+	(void)state;
+	uint8_t f[128];
+	const uint8_t bgp[20] = {0, 179, 0x9c, 0x40, [13] = 0x10};
+	struct rt_peer_table *t = calloc(1, sizeof(*t));
+	assert_non_null(t);
+	const uint8_t peer4[4] = {198, 51, 100, 7}, peer6[16] = {0x20, 0x01, 0x0d, 0xb8, [15] = 7};
+	rt_peer_table_add(t, FIB_AF_INET, peer4);
+	rt_peer_table_add(t, FIB_AF_INET6, peer6);
+	bool stranger;
+	for (int v6 = 0; v6 < 2; v6++)
+		for (int from_peer = 0; from_peer < 2; from_peer++) {
+			uint32_t n = class_frame(f, v6, 6, bgp, 20);
+			uint8_t *src = f + RTE_ETHER_HDR_LEN + (v6 ? 8 : 12);
+			if (from_peer)
+				memcpy(src, v6 ? peer6 : peer4, v6 ? 16 : 4);
+			else
+				src[v6 ? 15 : 3] = 8; /* the peer's neighbour */
+			assert_int_equal(rt_exc_class_local(t, f, n, &stranger),
+					 from_peer ? RT_EXC_PROTO : RT_EXC_LOCAL);
+			assert_int_equal(stranger, !from_peer);
+			assert_int_equal(rt_exc_class_local(NULL, f, n, &stranger), RT_EXC_LOCAL);
+			assert_true(stranger);
+		}
+	/* Not a routing protocol's: no stranger, whoever sends it. */
+	const uint8_t syn[20] = {0x9c, 0x40, 0, 179, [13] = 0x02};
+	assert_int_equal(rt_exc_class_local(t, f, class_frame(f, false, 6, syn, 20), &stranger),
+			 RT_EXC_LOCAL);
+	assert_false(stranger);
+	free(t);
+
+	t = calloc(1, sizeof(*t));
+	assert_non_null(t);
+	uint64_t x = 88172645463325252ull;
+	uint8_t a[RT_PEERS_MAX][16];
+	for (int i = 0; i < RT_PEERS_MAX; i++) {
+		memset(a[i], 0, 16);
+		for (int k = 0; k < 16; k += 8) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			memcpy(a[i] + k, &x, 8);
+		}
+		rt_peer_table_add(t, i % 2 ? FIB_AF_INET6 : FIB_AF_INET, a[i]);
+	}
+	assert_int_equal(t->n, RT_PEERS_MAX);
+	for (int i = 0; i < RT_PEERS_MAX; i++)
+		assert_true(rt_peer_known(t, i % 2 ? FIB_AF_INET6 : FIB_AF_INET, a[i]));
+	for (int i = 0; i < 200000; i++) {
+		uint8_t b[16];
+		for (int k = 0; k < 16; k += 8) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			memcpy(b + k, &x, 8);
+		}
+		assert_false(rt_peer_known(t, i % 2 ? FIB_AF_INET6 : FIB_AF_INET, b));
+	}
+	free(t);
 }
 
 /* The rings' sizes scale down so that all of them full hold at most
@@ -256,6 +320,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_fast_frame),     cmocka_unit_test(test_no_offload),
 		cmocka_unit_test(test_offload),        cmocka_unit_test(test_exc_rings_by_port),
 		cmocka_unit_test(test_exc_ring_shift), cmocka_unit_test(test_exc_class),
+		cmocka_unit_test(test_exc_peers),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	rte_eal_cleanup();

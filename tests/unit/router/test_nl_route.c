@@ -24,7 +24,7 @@
 #include "../../../bench/xorshift.h"
 
 struct msg {
-	uint8_t b[1024];
+	uint8_t b[4096];
 	size_t len;
 };
 
@@ -75,6 +75,72 @@ route4(struct msg *m)
 	attr(m, RTA_OIF, &oif, 4);
 	attr(m, RTA_PRIORITY, &prio, 4);
 	attr(m, RTA_TABLE, &table, 4);
+}
+
+/* An IPv6 route of n paths (ifindex 7 + i, gateway fe80::i+1, weight
+ * 2i + 1 modulo 256), n up to 120. */
+static void
+route6_paths(struct msg *m, int n)
+{
+	struct rtmsg rt = {.rtm_family = AF_INET6,
+			   .rtm_dst_len = 48,
+			   .rtm_table = RT_TABLE_MAIN,
+			   .rtm_protocol = 186,
+			   .rtm_type = RTN_UNICAST};
+	start(m, RTM_NEWROUTE, &rt, sizeof(rt));
+	uint8_t dst[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 0x99};
+	attr(m, RTA_DST, dst, 16);
+	static uint8_t mp[120 * 28];
+	size_t at = 0;
+	for (int i = 0; i < n; i++) {
+		struct rtnexthop nh = {.rtnh_len = sizeof(nh) + 20,
+				       .rtnh_hops = (uint8_t)(i * 2),
+				       .rtnh_ifindex = 7 + i};
+		memcpy(mp + at, &nh, sizeof(nh));
+		uint16_t alen = 20, type = RTA_GATEWAY;
+		uint8_t gw[16] = {0xfe, 0x80, [15] = (uint8_t)(i + 1)};
+		memcpy(mp + at + sizeof(nh), &alen, 2);
+		memcpy(mp + at + sizeof(nh) + 2, &type, 2);
+		memcpy(mp + at + sizeof(nh) + 4, gw, 16);
+		at += sizeof(nh) + 20;
+	}
+	attr(m, RTA_MULTIPATH, mp, at);
+}
+
+/* Routes and groups of as many paths as routerd's groups hold are read
+ * whole; of more, the first kept and too_many set, not malformed (the
+ * mirror skips them as no room). */
+static void
+test_many_paths(void **state)
+{
+	(void)state;
+	struct msg m;
+	struct nlr_route r;
+	for (int n = NLR_PATHS_MAX - 1; n <= NLR_PATHS_MAX + 6; n++) {
+		route6_paths(&m, n);
+		struct nlmsghdr *h = copy(&m, m.len);
+		assert_int_equal(nlr_route_parse(h, &r), 0);
+		free(h);
+		assert_int_equal(r.npaths, n <= NLR_PATHS_MAX ? n : NLR_PATHS_MAX);
+		assert_int_equal(r.too_many, n > NLR_PATHS_MAX);
+		assert_int_equal(r.path[NLR_PATHS_MAX - 2].ifindex, 7 + NLR_PATHS_MAX - 2);
+	}
+	struct nlr_nexthop nh;
+	for (int n = NLR_PATHS_MAX; n <= NLR_PATHS_MAX + 1; n++) {
+		struct nhmsg hdr = {.nh_family = AF_UNSPEC};
+		start(&m, RTM_NEWNEXTHOP, &hdr, sizeof(hdr));
+		uint32_t id = 40;
+		attr(&m, NHA_ID, &id, 4);
+		struct nexthop_grp g[NLR_PATHS_MAX + 1];
+		for (int i = 0; i < n; i++)
+			g[i] = (struct nexthop_grp){.id = (uint32_t)(100 + i)};
+		attr(&m, NHA_GROUP, g, sizeof(g[0]) * (size_t)n);
+		struct nlmsghdr *h = copy(&m, m.len);
+		assert_int_equal(nlr_nexthop_parse(h, &nh), 0);
+		free(h);
+		assert_int_equal(nh.ngroup, NLR_PATHS_MAX);
+		assert_int_equal(nh.too_many, n > NLR_PATHS_MAX);
+	}
 }
 
 static void
@@ -279,6 +345,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_valid),
+		cmocka_unit_test(test_many_paths),
 		cmocka_unit_test(test_unknown_and_malformed),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_fuzz),
