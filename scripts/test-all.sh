@@ -88,7 +88,8 @@ done
 # packets (03), router solicitations (12), random commands (13) and
 # monitors (14), a neighbour flood (16), control-plane ports (17),
 # kernel routes (18), the real daemons' (19 BIRD, 20 FRR: punt floods,
-# nexthop objects and groups) and a hostile host's fragments (21). An
+# nexthop objects and groups), a hostile host's fragments (21) and the
+# mirror against the kernel (22). An
 # error aborts routerd, which fails the checks after it. (Leak checks
 # off: DPDK keeps its memory to the end.)
 if [ -x "$build_san/app/routerd" ]; then
@@ -97,7 +98,7 @@ if [ -x "$build_san/app/routerd" ]; then
 		tests/integration/14_monitor.sh tests/integration/16_neigh_flood.sh \
 		tests/integration/17_control_ports.sh tests/integration/18_kernel_routes.sh \
 		tests/integration/19_bird.sh tests/integration/20_frr.sh \
-		tests/integration/21_hostile.sh; do
+		tests/integration/21_hostile.sh tests/integration/22_mirror_diff.sh; do
 		ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
 			UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 integration "$t" "$build_san"
 	done

@@ -36,6 +36,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <net/if.h>
+
 #include <linux/nexthop.h>
 #include <linux/rtnetlink.h>
 
@@ -538,10 +540,33 @@ deleted(struct router *r, const struct nlr_route *k)
 	install(r, &left);
 }
 
+/* A control-plane port set down in Linux (by routerd, or by hand) or
+ * deleted: the kernel took its routes away, IPv4's without a word, so
+ * the tables are dumped again. Other interfaces are not the mirror's. */
+static void
+link_changed(struct router *r, const struct nlmsghdr *h)
+{
+	struct ifinfomsg ifi;
+	if (h->nlmsg_len < NLMSG_LENGTH(sizeof(ifi)))
+		return;
+	memcpy(&ifi, NLMSG_DATA(h), sizeof(ifi));
+	int p = ifi.ifi_index > 0 ? port_of(r, (uint32_t)ifi.ifi_index) : -1;
+	if (p < 0)
+		return;
+	bool down = h->nlmsg_type == RTM_DELLINK || !(ifi.ifi_flags & IFF_UP);
+	if (down && !rt_mirror.tap_down[p])
+		rt_mirror_resync_soon();
+	rt_mirror.tap_down[p] = down;
+}
+
 void
 rt_mirror_message(struct router *r, const struct nlmsghdr *h)
 {
 	switch (h->nlmsg_type) {
+	case RTM_NEWLINK:
+	case RTM_DELLINK:
+		link_changed(r, h);
+		return;
 	case RTM_NEWROUTE:
 	case RTM_DELROUTE: {
 		struct nlr_route k;

@@ -253,7 +253,7 @@ nl_open(bool subscribe)
 		return -errno;
 	struct sockaddr_nl sa = {.nl_family = AF_NETLINK};
 	if (subscribe)
-		sa.nl_groups = RTMGRP_IPV4_ROUTE | RTMGRP_IPV6_ROUTE;
+		sa.nl_groups = RTMGRP_IPV4_ROUTE | RTMGRP_IPV6_ROUTE | RTMGRP_LINK;
 	/* A daemon's full table arrives faster than a round: room for it,
 	 * and root may go past the system's limit. */
 	int size = 64 << 20;

@@ -27,6 +27,7 @@ struct rt_mirror {
 	bool ev_on;           /* ev is in the loop's epoll */
 	uint64_t ev_after_ms; /* not before this: notifications batched */
 	bool said[RT_MIRROR_SKIP_COUNT];
+	bool tap_down[RT_MAX_PORTS]; /* as the kernel last said: not IFF_UP */
 };
 extern struct rt_mirror rt_mirror;
 
