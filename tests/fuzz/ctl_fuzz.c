@@ -55,6 +55,7 @@
 #include "dp_inline.h"
 #include "frames.h"
 #include "mirror_priv.h"
+#include "nl_build.h"
 #include "reasm.h"
 
 static struct router r;
@@ -230,41 +231,12 @@ frames_phase(unsigned long frames)
 	}
 }
 
-/* Netlink messages, built as the kernel builds them. */
-struct nlbuf {
-	uint8_t b[8192] __attribute__((aligned(4)));
-	size_t len;
-};
+/* Netlink messages are built as the kernel builds them (nl_build.h). */
 
 static void
-nl_start(struct nlbuf *m, uint16_t type, const void *hdr, size_t hlen)
+nl_send(struct nl_build *m)
 {
-	memset(m->b, 0, NLMSG_HDRLEN + NLMSG_ALIGN(hlen));
-	struct nlmsghdr h = {.nlmsg_type = type};
-	memcpy(m->b, &h, sizeof(h));
-	memcpy(m->b + NLMSG_HDRLEN, hdr, hlen);
-	m->len = NLMSG_HDRLEN + NLMSG_ALIGN(hlen);
-}
-
-static void
-nl_attr(struct nlbuf *m, uint16_t type, const void *data, size_t len)
-{
-	uint16_t alen = (uint16_t)(4 + len);
-	if (m->len + NLMSG_ALIGN(alen) > sizeof(m->b))
-		return;
-	memcpy(m->b + m->len, &alen, 2);
-	memcpy(m->b + m->len + 2, &type, 2);
-	if (len > 0)
-		memcpy(m->b + m->len + 4, data, len);
-	memset(m->b + m->len + alen, 0, NLMSG_ALIGN(alen) - alen);
-	m->len += NLMSG_ALIGN(alen);
-}
-
-static void
-nl_send(struct nlbuf *m)
-{
-	struct nlmsghdr *h = (struct nlmsghdr *)m->b;
-	h->nlmsg_len = (uint32_t)m->len;
+	struct nlmsghdr *h = nl_build_done(m);
 	if (fz_below(&rng, 16) == 0) /* broken bytes: the decoder copes */
 		m->b[NLMSG_HDRLEN + fz_below(&rng, (uint32_t)m->len - NLMSG_HDRLEN)] ^=
 			(uint8_t)(1 + fz_below(&rng, 255));
@@ -314,19 +286,19 @@ nl_route(bool del)
 		rt.rtm_tos = 8;
 	if (fz_below(&rng, 64) == 0)
 		rt.rtm_flags = RTM_F_CLONED;
-	struct nlbuf m;
-	nl_start(&m, del ? RTM_DELROUTE : RTM_NEWROUTE, &rt, sizeof(rt));
+	struct nl_build m;
+	nl_build_start(&m, del ? RTM_DELROUTE : RTM_NEWROUTE, &rt, sizeof(rt));
 	uint8_t dst[16] = {v6 ? 0x20 : 10,     v6 ? 0x01 : (uint8_t)(k * 7), 0x0d, 0xb8, 0,
 			   (uint8_t)(0x40 + k)};
-	nl_attr(&m, RTA_DST, dst, v6 ? 16 : 4);
+	nl_build_attr(&m, RTA_DST, dst, v6 ? 16 : 4);
 	uint32_t table = rt.rtm_table, prio = 10 * fz_below(&rng, 3);
-	nl_attr(&m, RTA_TABLE, &table, 4);
-	nl_attr(&m, RTA_PRIORITY, &prio, 4);
+	nl_build_attr(&m, RTA_TABLE, &table, 4);
+	nl_build_attr(&m, RTA_PRIORITY, &prio, 4);
 	if (rt.rtm_type != RTN_UNICAST || (del && fz_below(&rng, 2)))
 		goto send;
 	if (fz_below(&rng, 4) == 0) { /* by a nexthop object */
 		uint32_t id = 1 + fz_below(&rng, NL_OBJECTS);
-		nl_attr(&m, RTA_NH_ID, &id, 4);
+		nl_build_attr(&m, RTA_NH_ID, &id, 4);
 		goto send;
 	}
 	unsigned int paths = fz_below(&rng, 3) ? 1 : 2 + fz_below(&rng, fz_below(&rng, 8) ? 4 : 70);
@@ -335,8 +307,8 @@ nl_route(bool del)
 		unsigned int oif;
 		nl_gateway(v6, gw, &oif);
 		if (fz_below(&rng, 6))
-			nl_attr(&m, RTA_GATEWAY, gw, v6 ? 16 : 4);
-		nl_attr(&m, RTA_OIF, &oif, 4);
+			nl_build_attr(&m, RTA_GATEWAY, gw, v6 ? 16 : 4);
+		nl_build_attr(&m, RTA_OIF, &oif, 4);
 		goto send;
 	}
 	static uint8_t mp[80 * 28];
@@ -358,7 +330,7 @@ nl_route(bool del)
 		memcpy(mp + at + sizeof(nh) + 4, gw, v6 ? 16 : 4);
 		at += sizeof(nh) + alen;
 	}
-	nl_attr(&m, RTA_MULTIPATH, mp, at);
+	nl_build_attr(&m, RTA_MULTIPATH, mp, at);
 send:
 	nl_send(&m);
 }
@@ -367,27 +339,27 @@ static void
 nl_object(bool del)
 {
 	struct nhmsg nh = {.nh_family = (uint8_t)(fz_below(&rng, 2) ? AF_INET : AF_INET6)};
-	struct nlbuf m;
-	nl_start(&m, del ? RTM_DELNEXTHOP : RTM_NEWNEXTHOP, &nh, sizeof(nh));
+	struct nl_build m;
+	nl_build_start(&m, del ? RTM_DELNEXTHOP : RTM_NEWNEXTHOP, &nh, sizeof(nh));
 	uint32_t id = 1 + fz_below(&rng, NL_OBJECTS);
-	nl_attr(&m, NHA_ID, &id, 4);
+	nl_build_attr(&m, NHA_ID, &id, 4);
 	if (!del) {
 		unsigned int kind = fz_below(&rng, 8);
 		if (kind < 4) {
 			uint8_t gw[16];
 			unsigned int oif;
 			nl_gateway(nh.nh_family == AF_INET6, gw, &oif);
-			nl_attr(&m, NHA_GATEWAY, gw, nh.nh_family == AF_INET6 ? 16 : 4);
-			nl_attr(&m, NHA_OIF, &oif, 4);
+			nl_build_attr(&m, NHA_GATEWAY, gw, nh.nh_family == AF_INET6 ? 16 : 4);
+			nl_build_attr(&m, NHA_OIF, &oif, 4);
 		} else if (kind < 7) { /* a group, perhaps of groups or of itself */
 			struct nexthop_grp g[80];
 			unsigned int n = 1 + fz_below(&rng, fz_below(&rng, 8) ? 4 : 70);
 			for (unsigned int i = 0; i < n; i++)
 				g[i] = (struct nexthop_grp){.id = 1 + fz_below(&rng, NL_OBJECTS),
 							    .weight = (uint8_t)fz_below(&rng, 4)};
-			nl_attr(&m, NHA_GROUP, g, sizeof(g[0]) * n);
+			nl_build_attr(&m, NHA_GROUP, g, sizeof(g[0]) * n);
 		} else {
-			nl_attr(&m, NHA_BLACKHOLE, NULL, 0);
+			nl_build_attr(&m, NHA_BLACKHOLE, NULL, 0);
 		}
 	}
 	nl_send(&m);
@@ -452,12 +424,10 @@ netlink_phase(unsigned long messages)
 	for (int pass = 0; pass < 2; pass++) {
 		for (uint32_t id = 1; id <= NL_OBJECTS; id++) {
 			struct nhmsg nh = {.nh_family = AF_UNSPEC};
-			struct nlbuf m;
-			nl_start(&m, RTM_DELNEXTHOP, &nh, sizeof(nh));
-			nl_attr(&m, NHA_ID, &id, 4);
-			struct nlmsghdr *h = (struct nlmsghdr *)m.b;
-			h->nlmsg_len = (uint32_t)m.len;
-			rt_mirror_message(&r, h);
+			struct nl_build m;
+			nl_build_start(&m, RTM_DELNEXTHOP, &nh, sizeof(nh));
+			nl_build_attr(&m, NHA_ID, &id, 4);
+			rt_mirror_message(&r, nl_build_done(&m));
 		}
 		size_t n = 0;
 		struct mset_entry *keys = calloc(rt_mirror.own.n + 1, sizeof(*keys));
@@ -470,15 +440,13 @@ netlink_phase(unsigned long messages)
 					   .rtm_dst_len = e->key.len,
 					   .rtm_protocol = e->protocol,
 					   .rtm_type = e->type};
-			struct nlbuf m;
-			nl_start(&m, RTM_DELROUTE, &rt, sizeof(rt));
-			nl_attr(&m, RTA_DST, e->key.addr, e->key.family == AF_INET ? 4 : 16);
+			struct nl_build m;
+			nl_build_start(&m, RTM_DELROUTE, &rt, sizeof(rt));
+			nl_build_attr(&m, RTA_DST, e->key.addr, e->key.family == AF_INET ? 4 : 16);
 			uint32_t table = e->key.table, prio = e->key.metric;
-			nl_attr(&m, RTA_TABLE, &table, 4);
-			nl_attr(&m, RTA_PRIORITY, &prio, 4);
-			struct nlmsghdr *h = (struct nlmsghdr *)m.b;
-			h->nlmsg_len = (uint32_t)m.len;
-			rt_mirror_message(&r, h);
+			nl_build_attr(&m, RTA_TABLE, &table, 4);
+			nl_build_attr(&m, RTA_PRIORITY, &prio, 4);
+			rt_mirror_message(&r, nl_build_done(&m));
 		}
 		free(keys);
 	}

@@ -32,14 +32,7 @@ import struct
 import sys
 import time
 
-
-def csum(data):
-    if len(data) % 2:
-        data += b"\0"
-    s = sum(struct.unpack("!%dH" % (len(data) // 2), data))
-    while s >> 16:
-        s = (s & 0xFFFF) + (s >> 16)
-    return ~s & 0xFFFF
+from send_frames import csum  # the same directory
 
 
 def ip4(src, dst, proto, payload, ident=1, frag=0, ttl=64, options=b""):

@@ -20,37 +20,13 @@
 #include <linux/nexthop.h>
 #include <linux/rtnetlink.h>
 
+#include "nl_build.h"
 #include "nl_route.h"
 #include "../../../bench/xorshift.h"
 
-struct msg {
-	uint8_t b[4096];
-	size_t len;
-};
-
-static void
-start(struct msg *m, uint16_t type, const void *hdr, size_t hlen)
-{
-	memset(m, 0, sizeof(*m));
-	struct nlmsghdr h = {.nlmsg_type = type};
-	memcpy(m->b, &h, sizeof(h));
-	memcpy(m->b + NLMSG_HDRLEN, hdr, hlen);
-	m->len = NLMSG_HDRLEN + NLMSG_ALIGN(hlen);
-}
-
-static void
-attr(struct msg *m, uint16_t type, const void *data, size_t len)
-{
-	uint16_t alen = (uint16_t)(4 + len);
-	memcpy(m->b + m->len, &alen, 2);
-	memcpy(m->b + m->len + 2, &type, 2);
-	memcpy(m->b + m->len + 4, data, len);
-	m->len += NLMSG_ALIGN(alen);
-}
-
 /* The message in a buffer of exactly its length, nlmsg_len set to it. */
 static struct nlmsghdr *
-copy(const struct msg *m, size_t len)
+copy(const struct nl_build *m, size_t len)
 {
 	struct nlmsghdr *h = malloc(len < sizeof(*h) ? sizeof(*h) : len);
 	assert_non_null(h);
@@ -60,36 +36,36 @@ copy(const struct msg *m, size_t len)
 }
 
 static void
-route4(struct msg *m)
+route4(struct nl_build *m)
 {
 	struct rtmsg rt = {.rtm_family = AF_INET,
 			   .rtm_dst_len = 24,
 			   .rtm_table = RT_TABLE_MAIN,
 			   .rtm_protocol = 12,
 			   .rtm_type = RTN_UNICAST};
-	start(m, RTM_NEWROUTE, &rt, sizeof(rt));
+	nl_build_start(m, RTM_NEWROUTE, &rt, sizeof(rt));
 	uint8_t dst[4] = {203, 0, 113, 0}, gw[4] = {192, 0, 2, 2};
 	uint32_t oif = 7, prio = 32, table = 254;
-	attr(m, RTA_DST, dst, 4);
-	attr(m, RTA_GATEWAY, gw, 4);
-	attr(m, RTA_OIF, &oif, 4);
-	attr(m, RTA_PRIORITY, &prio, 4);
-	attr(m, RTA_TABLE, &table, 4);
+	nl_build_attr(m, RTA_DST, dst, 4);
+	nl_build_attr(m, RTA_GATEWAY, gw, 4);
+	nl_build_attr(m, RTA_OIF, &oif, 4);
+	nl_build_attr(m, RTA_PRIORITY, &prio, 4);
+	nl_build_attr(m, RTA_TABLE, &table, 4);
 }
 
 /* An IPv6 route of n paths (ifindex 7 + i, gateway fe80::i+1, weight
  * 2i + 1 modulo 256), n up to 120. */
 static void
-route6_paths(struct msg *m, int n)
+route6_paths(struct nl_build *m, int n)
 {
 	struct rtmsg rt = {.rtm_family = AF_INET6,
 			   .rtm_dst_len = 48,
 			   .rtm_table = RT_TABLE_MAIN,
 			   .rtm_protocol = 186,
 			   .rtm_type = RTN_UNICAST};
-	start(m, RTM_NEWROUTE, &rt, sizeof(rt));
+	nl_build_start(m, RTM_NEWROUTE, &rt, sizeof(rt));
 	uint8_t dst[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 0x99};
-	attr(m, RTA_DST, dst, 16);
+	nl_build_attr(m, RTA_DST, dst, 16);
 	static uint8_t mp[120 * 28];
 	size_t at = 0;
 	for (int i = 0; i < n; i++) {
@@ -104,7 +80,7 @@ route6_paths(struct msg *m, int n)
 		memcpy(mp + at + sizeof(nh) + 4, gw, 16);
 		at += sizeof(nh) + 20;
 	}
-	attr(m, RTA_MULTIPATH, mp, at);
+	nl_build_attr(m, RTA_MULTIPATH, mp, at);
 }
 
 /* Routes and groups of as many paths as routerd's groups hold are read
@@ -114,7 +90,7 @@ static void
 test_many_paths(void **state)
 {
 	(void)state;
-	struct msg m;
+	struct nl_build m;
 	struct nlr_route r;
 	for (int n = NLR_PATHS_MAX - 1; n <= NLR_PATHS_MAX + 6; n++) {
 		route6_paths(&m, n);
@@ -128,13 +104,13 @@ test_many_paths(void **state)
 	struct nlr_nexthop nh;
 	for (int n = NLR_PATHS_MAX; n <= NLR_PATHS_MAX + 1; n++) {
 		struct nhmsg hdr = {.nh_family = AF_UNSPEC};
-		start(&m, RTM_NEWNEXTHOP, &hdr, sizeof(hdr));
+		nl_build_start(&m, RTM_NEWNEXTHOP, &hdr, sizeof(hdr));
 		uint32_t id = 40;
-		attr(&m, NHA_ID, &id, 4);
+		nl_build_attr(&m, NHA_ID, &id, 4);
 		struct nexthop_grp g[NLR_PATHS_MAX + 1];
 		for (int i = 0; i < n; i++)
 			g[i] = (struct nexthop_grp){.id = (uint32_t)(100 + i)};
-		attr(&m, NHA_GROUP, g, sizeof(g[0]) * (size_t)n);
+		nl_build_attr(&m, NHA_GROUP, g, sizeof(g[0]) * (size_t)n);
 		struct nlmsghdr *h = copy(&m, m.len);
 		assert_int_equal(nlr_nexthop_parse(h, &nh), 0);
 		free(h);
@@ -144,51 +120,29 @@ test_many_paths(void **state)
 }
 
 static void
-route6_multipath(struct msg *m)
+route6_multipath(struct nl_build *m)
 {
-	struct rtmsg rt = {.rtm_family = AF_INET6,
-			   .rtm_dst_len = 48,
-			   .rtm_table = RT_TABLE_MAIN,
-			   .rtm_protocol = 186,
-			   .rtm_type = RTN_UNICAST};
-	start(m, RTM_NEWROUTE, &rt, sizeof(rt));
-	uint8_t dst[16] = {0x20, 0x01, 0x0d, 0xb8, 0, 0x99};
-	attr(m, RTA_DST, dst, 16);
-	uint8_t mp[128];
-	size_t at = 0;
-	for (int i = 0; i < 2; i++) {
-		struct rtnexthop nh = {.rtnh_len = sizeof(nh) + 20,
-				       .rtnh_hops = (uint8_t)(i * 2),
-				       .rtnh_ifindex = 7 + i};
-		memcpy(mp + at, &nh, sizeof(nh));
-		uint16_t alen = 20, type = RTA_GATEWAY;
-		uint8_t gw[16] = {0xfe, 0x80, [15] = (uint8_t)(i + 1)};
-		memcpy(mp + at + sizeof(nh), &alen, 2);
-		memcpy(mp + at + sizeof(nh) + 2, &type, 2);
-		memcpy(mp + at + sizeof(nh) + 4, gw, 16);
-		at += sizeof(nh) + 20;
-	}
-	attr(m, RTA_MULTIPATH, mp, at);
+	route6_paths(m, 2);
 }
 
 static void
-nexthop_group(struct msg *m)
+nexthop_group(struct nl_build *m)
 {
 	struct nhmsg nh = {.nh_family = AF_UNSPEC};
-	start(m, RTM_NEWNEXTHOP, &nh, sizeof(nh));
+	nl_build_start(m, RTM_NEWNEXTHOP, &nh, sizeof(nh));
 	uint32_t id = 40;
-	attr(m, NHA_ID, &id, 4);
+	nl_build_attr(m, NHA_ID, &id, 4);
 	struct nexthop_grp g[2] = {{.id = 11, .weight = 0}, {.id = 12, .weight = 2}};
-	attr(m, NHA_GROUP, g, sizeof(g));
+	nl_build_attr(m, NHA_GROUP, g, sizeof(g));
 	uint32_t op_flags = 0; /* NHA_OP_FLAGS, as kernels since 6.10 send it */
-	attr(m, 14, &op_flags, 4);
+	nl_build_attr(m, 14, &op_flags, 4);
 }
 
 static void
 test_valid(void **state)
 {
 	(void)state;
-	struct msg m;
+	struct nl_build m;
 	struct nlr_route r;
 	route4(&m);
 	struct nlmsghdr *h = copy(&m, m.len);
@@ -232,11 +186,11 @@ static void
 test_unknown_and_malformed(void **state)
 {
 	(void)state;
-	struct msg m;
+	struct nl_build m;
 	struct nlr_route r;
 	route4(&m);
 	uint32_t x = 5;
-	attr(&m, 200, &x, 4); /* unknown: counted, skipped */
+	nl_build_attr(&m, 200, &x, 4); /* unknown: counted, skipped */
 	struct nlmsghdr *h = copy(&m, m.len);
 	assert_int_equal(nlr_route_parse(h, &r), 0);
 	assert_int_equal(r.unknown, 1);
@@ -244,7 +198,7 @@ test_unknown_and_malformed(void **state)
 	/* A known attribute of the wrong size. */
 	route4(&m);
 	uint8_t two[2] = {1, 2};
-	attr(&m, RTA_PRIORITY, two, 2);
+	nl_build_attr(&m, RTA_PRIORITY, two, 2);
 	h = copy(&m, m.len);
 	assert_int_equal(nlr_route_parse(h, &r), -EINVAL);
 	free(h);
@@ -263,11 +217,11 @@ test_unknown_and_malformed(void **state)
 	free(h);
 	/* A group of a size that is no whole number of members. */
 	struct nhmsg nh = {0};
-	start(&m, RTM_NEWNEXTHOP, &nh, sizeof(nh));
+	nl_build_start(&m, RTM_NEWNEXTHOP, &nh, sizeof(nh));
 	uint32_t id = 3;
-	attr(&m, NHA_ID, &id, 4);
+	nl_build_attr(&m, NHA_ID, &id, 4);
 	uint8_t g[7] = {0};
-	attr(&m, NHA_GROUP, g, sizeof(g));
+	nl_build_attr(&m, NHA_GROUP, g, sizeof(g));
 	h = copy(&m, m.len);
 	struct nlr_nexthop n;
 	assert_int_equal(nlr_nexthop_parse(h, &n), -EINVAL);
@@ -278,7 +232,7 @@ static void
 test_truncated(void **state)
 {
 	(void)state;
-	struct msg m;
+	struct nl_build m;
 	struct nlr_route r;
 	struct nlr_nexthop n;
 	route6_multipath(&m);
@@ -303,7 +257,7 @@ test_fuzz(void **state)
 	uint64_t s = seed_env ? strtoull(seed_env, NULL, 0) | 1 : 0x2545f4914f6cdd1dull;
 	unsigned int ok = 0;
 	for (unsigned int i = 0; i < 100000; i++) {
-		struct msg m;
+		struct nl_build m;
 		switch (i % 3) {
 		case 0:
 			route4(&m);
