@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Random routerctl commands against a running routerd, over its socket:
 
-    cli_fuzz.py SOCKET COUNT SEED
+    cli_fuzz.py SOCKET COUNT SEED [pipelined]
 
 Commands are drawn from the CLI's grammar with values both good and bad
 (prefixes with host bits or lengths past the family, gateways off-link or
@@ -16,10 +16,16 @@ every command it checks what ROUTER.md's bad-input table promises:
 
 Prints one line of totals; exits 1 on the first broken promise, naming
 the command.
+
+pipelined: all COUNT commands, each followed by `route show table all`
+(its answer is long), sent in one write while the answers are read, as
+a client that pipelines; routerd must answer every one, in order, each
+with its output and one status line, however it paces them.
 """
 import random
 import socket
 import sys
+import threading
 
 
 class Client:
@@ -168,10 +174,37 @@ def grammar(rnd):
     return cmd
 
 
+def pipelined(c, rnd, count):
+    cmds = []
+    for _ in range(count):
+        cmds += [grammar(rnd), "route show table all"]
+    # (sent from a thread: routerd stops reading a client whose answers
+    # wait unread, so one that wrote everything before reading would wait
+    # for ever once they pass its buffers)
+    sender = threading.Thread(target=c.s.sendall,
+                              args=("".join(cmd + "\n" for cmd in cmds).encode(),))
+    sender.start()
+    statuses = 0
+    for i, cmd in enumerate(cmds):
+        while True:
+            ln = c.line()
+            if ln.startswith("."):
+                break
+        if not (ln == ".ok" or ln.startswith(".err ")):
+            print(f"command {i} '{cmd}': bad status line '{ln}'")
+            return 1
+        statuses += 1
+    sender.join()
+    print(f"{len(cmds)} commands in one write: {statuses} answered in order")
+    return 0
+
+
 def main():
     path, count, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     rnd = random.Random(seed)
     c = Client(path)
+    if sys.argv[4:] == ["pipelined"]:
+        return pipelined(c, rnd, count)
     ok = failed = 0
     _, before, _ = c.run("save")
     for i in range(count):
