@@ -69,8 +69,10 @@ sleep 0.5
 # drops some of a burst of 1,000.)
 reached=$(($(stat control reasm_reqds) - req0))
 echo "  one host's flood: $reached of 1000 first fragments reached the reassembly"
+# (At least: datagrams of the spoofed flood left pending may share the
+# host's hash bucket, and go first.)
 check "one host's flood: 128 kept, each one after evicting its own oldest" \
-	test "$(($(stat control reasm_src_evicted) - sev0))" -eq $((reached - 128))
+	test "$(($(stat control reasm_src_evicted) - sev0))" -ge $((reached - 128))
 check "another host's fragmented ping answered" \
 	until_s 3 ns_exec h2 ping -6 -c 1 -s 3000 -W 1 2001:db8:2::1
 
