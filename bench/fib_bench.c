@@ -39,6 +39,7 @@ static struct {
 	int in_prefixes4;      /* % of IPv4 addresses inside random prefixes, as IPv6's */
 	int shuffle;           /* routes go in and out in random order, not the file's */
 	int isolated;          /* each bulk call's answers awaited before the next call */
+	int ours_only;         /* our bulk lookup alone: no peer, no updates */
 	int smoke;
 	const char *only; /* "4", "6", "rules" or "shrink": run just that part */
 	FILE *summary;
@@ -400,6 +401,15 @@ run_family(const struct family_setup *fs)
 	       (double)st.rib_bytes / (1 << 20));
 	w.ngroups = 2 * used + fs->peer_groups_per_route * w.pl.n + 4096;
 	np = 1;
+	char key[64];
+	if (opt.ours_only) { /* (bench/isa_bench.sh: one build against another) */
+		double b[1];
+		bulk_medians(peers, 1, &w, opt.burst, b);
+		snprintf(key, sizeof(key), "lookup%s_cycles", fs->tag);
+		summary(key, b[0]);
+		peers[0].destroy(peers[0].ctx);
+		return 0;
+	}
 	if ((rc = fs->fast_peer(&peers[np], w.pl.n + 16, w.ngroups)) < 0)
 		return rc;
 	if (load(&peers[np], &w) < 0)
@@ -415,7 +425,6 @@ run_family(const struct family_setup *fs)
 		return -EPROTO;
 
 	double best[3], one[3], single[3][MAX_RUNS];
-	char key[64];
 	bulk_medians(peers, np, &w, opt.burst, best);
 	for (unsigned int r = 0; r < opt.runs; r++) {
 		for (unsigned int k = 0; k < np; k++) {
@@ -648,7 +657,9 @@ usage(const char *prog)
 		"              share of them (0-100) and the rest uniform\n"
 		"  --shuffle   insert and delete the routes in random order, not the file's\n"
 		"  --isolated  bulk calls wait for the previous call's answers, as the\n"
-		"              datapath's act step does, instead of overlapping it\n",
+		"              datapath's act step does, instead of overlapping it\n"
+		"  --ours-only our bulk lookups alone (no peer, no updates): one build\n"
+		"              against another (bench/isa_bench.sh)\n",
 		prog);
 }
 
@@ -741,6 +752,7 @@ main(int argc, char **argv)
 						 {"in-prefixes4", optional_argument, NULL, 'P'},
 						 {"shuffle", no_argument, NULL, 'S'},
 						 {"isolated", no_argument, NULL, 'I'},
+						 {"ours-only", no_argument, NULL, 'O'},
 						 {NULL, 0, NULL, 0}};
 	int c;
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -778,6 +790,9 @@ main(int argc, char **argv)
 			break;
 		case 'I':
 			opt.isolated = 1;
+			break;
+		case 'O':
+			opt.ours_only = 1;
 			break;
 		case 'P':
 			opt.in_prefixes4 = optarg ? atoi(optarg) : 100;

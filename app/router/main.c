@@ -287,9 +287,29 @@ run_startup(struct router *r, const char *path)
 	return rc;
 }
 
+/* The SIMD width the operator forced (EAL's --force-max-simd-bitwidth,
+ * which the EAL checks), or 0. DPDK's default limit (256 bits) is its
+ * own libraries'; routerd's lookups and stages take the processor's best
+ * unless the operator set one. */
+static unsigned int
+simd_forced(int argc, char **argv)
+{
+	static const char opt[] = "--force-max-simd-bitwidth";
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		if (strncmp(argv[i], opt, sizeof(opt) - 1) != 0)
+			continue;
+		const char *v = argv[i][sizeof(opt) - 1] == '=' ? argv[i] + sizeof(opt)
+				: i + 1 < argc                  ? argv[i + 1]
+								: "0";
+		return (unsigned int)strtoul(v, NULL, 0);
+	}
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
+	unsigned int forced = simd_forced(argc, argv);
 	int n = rte_eal_init(argc, argv);
 	if (n < 0) {
 		fprintf(stderr, "routerd: EAL initialisation failed%s%s\n", rte_errno ? ": " : "",
@@ -299,6 +319,10 @@ main(int argc, char **argv)
 	argv[n] = argv[0];
 	argc -= n;
 	argv += n;
+	unsigned int bits = forced ? forced : 512;
+	const char *isa = fib_isa_select(bits);
+	RT_LOG(NOTICE, main, "burst lookups and stages: %s (SIMD width limit %u, %s)", isa, bits,
+	       forced ? "forced" : "the processor's best");
 	static struct router r;
 	conf_defaults(&r.conf);
 	if (conf_options(&r.conf, argc, argv) < 0)

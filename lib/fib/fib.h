@@ -234,6 +234,23 @@ void fib_lookup6_bulk(const struct fib_table *t, const uint8_t *const dst[], uin
 		      unsigned int n);
 
 /*
+ * The instruction set the burst lookups and rule walks use (isa.c): the
+ * build's own, or, on x86-64 processors with AVX-512 (x86-64-v4), a
+ * variant compiled for it. When a program loads, the processor's best is
+ * chosen; a program that knows a limit (DPDK's max SIMD bitwidth, set by
+ * --force-max-simd-bitwidth) chooses again before any lookup runs.
+ */
+/** Choose: AVX-512 when max_simd_bits >= 512 and the processor and the
+ * build have it. @return the name of the choice: "avx512" or "base". */
+const char *fib_isa_select(unsigned int max_simd_bits);
+/** The choice in force, and its name. */
+bool fib_isa_avx512(void);
+const char *fib_isa_name(void);
+/** Tests and benchmarks: force a choice. @return 0, or -ENOTSUP when
+ * the processor or the build lacks AVX-512. */
+int fib_isa_force(bool avx512);
+
+/*
  * Policy rules, as in Linux `ip rule`. Rules are tried in priority order;
  * a "table" rule whose table has no matching route (or that does not
  * exist) falls through to the next rule. A fib starts with Linux's

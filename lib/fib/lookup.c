@@ -18,6 +18,9 @@
  * L2), and the first level only for the /16s that are not uniform,
  * unless the thread's recent bursts say the summary does not pay (path4
  * below).
+ *
+ * Compiled twice (isa.h): the burst functions for the build's target and
+ * for AVX-512, the single lookups once.
  */
 #include <stdalign.h>
 #include <stdbool.h>
@@ -30,6 +33,7 @@
 #include <immintrin.h>
 #endif
 
+#include "isa.h"
 #include "table.h"
 
 /* Addresses per pass of the portable paths. */
@@ -82,6 +86,7 @@ small6(const void *tagged, const uint32_t *groups, const uint8_t *dst)
 	return walk6(t[(uint32_t)dst[0] << 8 | dst[1]], groups, dst, 2);
 }
 
+#ifndef FIB_ISA_AVX512
 uint32_t
 fib_lookup4(const struct fib_table *t, uint32_t dst)
 {
@@ -96,6 +101,7 @@ fib_lookup4(const struct fib_table *t, uint32_t dst)
 	}
 	return e >> 1;
 }
+#endif
 
 /*
  * Which way this thread's IPv4 bursts go. The summary pays when many
@@ -126,7 +132,7 @@ struct path4 {
 static __thread struct path4 path4 __attribute__((tls_model("initial-exec")));
 
 bool
-fib_lookup4_bulk_direct(void)
+FIB_ISA(fib_lookup4_bulk_direct)(void)
 {
 	return path4.direct;
 }
@@ -254,7 +260,8 @@ path4_vote(unsigned int mixed, unsigned int lanes)
 #endif
 
 void
-fib_lookup4_bulk(const struct fib_table *t, const uint32_t *dst, uint32_t *nh, unsigned int n)
+FIB_ISA(fib_lookup4_bulk)(const struct fib_table *t, const uint32_t *dst, uint32_t *nh,
+			  unsigned int n)
 {
 	const uint16_t *tbl24 = tbl24_of(&t->v4), *groups = t->v4.groups;
 	if (unlikely(mbt_is_small(tbl24))) {
@@ -290,6 +297,7 @@ idx24(const uint8_t *a)
 	return rte_be_to_cpu_32(v) >> 8;
 }
 
+#ifndef FIB_ISA_AVX512
 uint32_t
 fib_lookup6(const struct fib_table *t, const uint8_t dst[16])
 {
@@ -298,6 +306,7 @@ fib_lookup6(const struct fib_table *t, const uint8_t dst[16])
 		return small6(tbl24, groups, dst);
 	return walk6(tbl24[idx24(dst)], groups, dst, 3);
 }
+#endif
 
 static inline void
 lookup6_chunk(const uint32_t *tbl24, const uint32_t *groups, const uint8_t *const *dst,
@@ -446,8 +455,8 @@ lookup6_xv(const uint32_t *tbl24, const uint32_t *groups, const uint8_t *const *
 #endif
 
 void
-fib_lookup6_bulk(const struct fib_table *t, const uint8_t *const dst[], uint32_t *nh,
-		 unsigned int n)
+FIB_ISA(fib_lookup6_bulk)(const struct fib_table *t, const uint8_t *const dst[], uint32_t *nh,
+			  unsigned int n)
 {
 	const uint32_t *tbl24 = tbl24_of(&t->v6), *groups = t->v6.groups;
 	if (unlikely(mbt_is_small(tbl24))) {

@@ -6,6 +6,9 @@
  * state: a set is loaded once a burst (acquire) and read while it lasts;
  * the writer frees a replaced one only after every reader has passed a
  * quiescent state. No lock, no write to shared memory.
+ *
+ * Compiled twice (isa.h): the burst walks for the build's target and for
+ * AVX-512, the rest once.
  */
 #include <string.h>
 
@@ -20,6 +23,7 @@
 #define RULE_CHUNK 64
 
 #include "fib_priv.h"
+#include "isa.h"
 #include "table.h"
 
 /* What the readers of one family's rules keep in registers for a burst:
@@ -33,6 +37,7 @@ struct rule_walk {
 	const struct fib_table *main;
 };
 
+#ifndef FIB_ISA_AVX512
 bool
 fib_rules_active(const struct fib *fib, uint8_t family)
 {
@@ -51,6 +56,7 @@ fib_rule_set_ports(const struct fib_rule_set *rules)
 {
 	return rules->ports;
 }
+#endif
 
 static inline void
 walk_from(const struct fib *fib, const struct fib_rule_set *s, struct rule_walk *w)
@@ -424,6 +430,7 @@ route_bulk(const struct rule_walk *w, const uint32_t *src4, const uint32_t *dst4
 		route_pending(w, &q, src4, dst4, src6, dst6, flow, nh);
 }
 
+#ifndef FIB_ISA_AVX512
 uint32_t
 fib_rule_route4(const struct fib *fib, uint32_t src, uint32_t dst, const struct fib_flow *flow,
 		uint32_t main_nh)
@@ -477,10 +484,12 @@ fib_rule_table6(const struct fib *fib, const uint8_t src[16], const uint8_t dst[
 {
 	return table_of_answer(fib, FIB_AF_INET6, 0, 0, src, dst, flow, main_nh);
 }
+#endif
 
 void
-fib_rule_route4_bulk(const struct fib *fib, const struct fib_rule_set *rules, const uint32_t *src,
-		     const uint32_t *dst, const struct fib_flow *flow, uint32_t *nh, unsigned int n)
+FIB_ISA(fib_rule_route4_bulk)(const struct fib *fib, const struct fib_rule_set *rules,
+			      const uint32_t *src, const uint32_t *dst, const struct fib_flow *flow,
+			      uint32_t *nh, unsigned int n)
 {
 	struct rule_walk w;
 	walk_from(fib, rules, &w);
@@ -491,9 +500,9 @@ fib_rule_route4_bulk(const struct fib *fib, const struct fib_rule_set *rules, co
 }
 
 void
-fib_rule_route6_bulk(const struct fib *fib, const struct fib_rule_set *rules,
-		     const uint8_t *const *src, const uint8_t *const *dst,
-		     const struct fib_flow *flow, uint32_t *nh, unsigned int n)
+FIB_ISA(fib_rule_route6_bulk)(const struct fib *fib, const struct fib_rule_set *rules,
+			      const uint8_t *const *src, const uint8_t *const *dst,
+			      const struct fib_flow *flow, uint32_t *nh, unsigned int n)
 {
 	struct rule_walk w;
 	walk_from(fib, rules, &w);

@@ -10,6 +10,17 @@ echo "log"
 expect_out "startup logged: ports" "routerd main: port1: net_af_packet, ([0-9a-f]{2}:){5}[0-9a-f]{2}, mtu 1500" \
 	cat "$WORK/routerd.out"
 expect_out "startup logged: ready" "routerd main: 2 ports, 1 workers, socket" cat "$WORK/routerd.out"
+# The instruction set of the lookups and stages, chosen at start from the
+# processor (lib/fib/isa.c), whatever the build's target.
+avx512=0
+grep -q avx512bw /proc/cpuinfo && grep -q avx512vl /proc/cpuinfo && avx512=1
+isa=$([ $avx512 = 1 ] && echo avx512 || echo base)
+expect_out "startup logged: the lookups' instruction set, the processor's best ($isa)" \
+	"routerd main: burst lookups and stages: $isa \\(SIMD width limit 512, the processor's best\\)" \
+	cat "$WORK/routerd.out"
+check "... shown in stats" test "$(stat worker isa_avx512)" -eq $avx512
+expect_out "... and in telemetry" "\"isa\": \"$isa\"" \
+	bash -c "echo /router/workers | dpdk-telemetry.py -f $NS_PREFIX"
 expect_out "log types and their levels" "router.neigh +notice" rc log show
 check "log level router.* debug" rc log level 'router.*' debug
 expect_out "levels changed" '"router.main":"debug","router.control":"debug","router.neigh":"debug"' \
@@ -189,7 +200,7 @@ expect_out "counters in DPDK telemetry" '"/router/stats": \{"rx": [0-9]+, "forwa
 expect_out "control and neighbour counters in telemetry as in stats" \
 	'"local_unhandled": [0-9]+.*"reasm_oks": [0-9]+.*"neigh_entries": [0-9]+' \
 	bash -c "echo /router/stats | dpdk-telemetry.py -f $NS_PREFIX"
-expect_out "worker load in DPDK telemetry" '"/router/workers": \{"worker0": \{"lcore": 1, "rx": [0-9]+, "forwarded": [0-9]+, "rounds": [1-9][0-9]*, "busy_rounds": [0-9]+, "busy_cycles": [0-9]+' \
+expect_out "worker load in DPDK telemetry" '"/router/workers": \{"isa": "[a-z0-9]+", "worker0": \{"lcore": 1, "rx": [0-9]+, "forwarded": [0-9]+, "rounds": [1-9][0-9]*, "busy_rounds": [0-9]+, "busy_cycles": [0-9]+' \
 	bash -c "echo /router/workers | dpdk-telemetry.py -f $NS_PREFIX"
 check "stats reset" rc stats reset
 # The reset shows in the forwarded count (one forwarded above); rx may
@@ -293,5 +304,15 @@ sleep 0.3
 check "3 bad checksums: port0's RX dropped" test "$(($(link_stat port0 rx dropped) - drop0))" -ge 3
 expect_out "the old socket option explained" "the socket option is -S" \
 	bash -c "! $BUILD/app/routerctl -s $SOCK route show"
+
+echo "the instruction set limited by DPDK's option"
+stop_router
+RT_LCORES="-l 0,1 --force-max-simd-bitwidth=64" RT_OUT=$WORK/forced.out start_router
+expect_out "--force-max-simd-bitwidth=64: the build's own lookups and stages" \
+	"routerd main: burst lookups and stages: base \\(SIMD width limit 64, forced\\)" \
+	cat "$WORK/forced.out"
+check "... shown in stats" test "$(stat worker isa_avx512)" -eq 0
+check "... forwarding" ns_exec h1 ping -c 2 -i 0.2 -W 2 198.51.100.2
+check "... both families" ns_exec h1 ping -6 -c 2 -i 0.2 -W 2 2001:db8:2::2
 
 done_tests

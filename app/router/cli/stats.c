@@ -143,6 +143,8 @@ worker_lines(struct cli *c)
 		stat_line2(c, "worker", name, "busy_rounds", ws->busy_rounds);
 		stat_line2(c, "worker", name, "busy_cycles", ws->busy_cycles);
 	}
+	/* The instruction set of the stages and lookups (lib/fib/isa.c). */
+	stat_line(c, "worker", "isa_avx512", fib_isa_avx512());
 }
 
 /* What each table holds now (gauges, never reset): its routes per

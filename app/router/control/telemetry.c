@@ -53,6 +53,7 @@ tel_workers(const char *cmd, const char *params, struct rte_tel_data *d)
 	(void)params;
 	const struct router *r = the_router;
 	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_string(d, "isa", fib_isa_name());
 	for (unsigned int i = 0; i < r->dp.nb_workers; i++) {
 		const struct rt_wstats *s = rt_dp_worker_stats(&r->dp, i);
 		struct rte_tel_data *w = rte_tel_data_alloc();
@@ -83,5 +84,6 @@ rt_telemetry_init(struct router *r)
 				   "Router counters: totals, drops and punts by reason");
 	rte_telemetry_register_cmd(
 		"/router/workers", tel_workers,
-		"Per worker: packets, loop rounds, busy rounds and their TSC cycles");
+		"The stages' instruction set; per worker: packets, loop rounds, busy rounds and "
+		"their TSC cycles");
 }

@@ -433,8 +433,9 @@ dp4_burst_hw_csum(const struct rt_dp *dp, struct rt_worker *w, uint16_t port,
 }
 
 unsigned int
-dp4_burst(const struct rt_dp *dp, struct rt_worker *w, uint16_t port, struct rte_mbuf **pkts,
-	  uint8_t **frames, unsigned int n, struct rte_mbuf **rest, uint8_t **rest_frames)
+DP_ISA(dp4_burst)(const struct rt_dp *dp, struct rt_worker *w, uint16_t port,
+		  struct rte_mbuf **pkts, uint8_t **frames, unsigned int n, struct rte_mbuf **rest,
+		  uint8_t **rest_frames)
 {
 	if (dp->port[port].rx_ip_csum)
 		return dp4_burst_hw_csum(dp, w, port, pkts, frames, n, rest, rest_frames);
@@ -442,8 +443,8 @@ dp4_burst(const struct rt_dp *dp, struct rt_worker *w, uint16_t port, struct rte
 }
 
 void
-dp4_burst_l2group(const struct rt_dp *dp, struct rt_worker *w, uint16_t port,
-		  struct rte_mbuf **pkts, uint8_t **frames, unsigned int n)
+DP_ISA(dp4_burst_l2group)(const struct rt_dp *dp, struct rt_worker *w, uint16_t port,
+			  struct rte_mbuf **pkts, uint8_t **frames, unsigned int n)
 {
 	(void)dp4_run(dp, w, port, pkts, frames, n, NULL, NULL, true, false);
 }

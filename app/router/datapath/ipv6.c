@@ -345,15 +345,16 @@ dp6_run(const struct rt_dp *dp, struct rt_worker *w, uint16_t port, struct rte_m
 }
 
 unsigned int
-dp6_burst(const struct rt_dp *dp, struct rt_worker *w, uint16_t port, struct rte_mbuf **pkts,
-	  uint8_t **frames, unsigned int n, struct rte_mbuf **rest, uint8_t **rest_frames)
+DP_ISA(dp6_burst)(const struct rt_dp *dp, struct rt_worker *w, uint16_t port,
+		  struct rte_mbuf **pkts, uint8_t **frames, unsigned int n, struct rte_mbuf **rest,
+		  uint8_t **rest_frames)
 {
 	return dp6_run(dp, w, port, pkts, frames, n, rest, rest_frames, false);
 }
 
 void
-dp6_burst_l2group(const struct rt_dp *dp, struct rt_worker *w, uint16_t port,
-		  struct rte_mbuf **pkts, uint8_t **frames, unsigned int n)
+DP_ISA(dp6_burst_l2group)(const struct rt_dp *dp, struct rt_worker *w, uint16_t port,
+			  struct rte_mbuf **pkts, uint8_t **frames, unsigned int n)
 {
 	(void)dp6_run(dp, w, port, pkts, frames, n, NULL, NULL, true);
 }

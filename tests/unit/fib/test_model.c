@@ -595,9 +595,8 @@ test_default(void **state)
 	/* Where the tables route, lookups land in mixed /16s: both paths
 	 * served bursts (where the build has both). */
 	print_message("IPv4 bursts: %lu by the summary walk, %lu direct\n", by_path[0], by_path[1]);
-#if defined(__AVX512F__) && defined(__AVX512BW__)
-	assert_true(by_path[0] > 0 && by_path[1] > 0);
-#endif
+	if (fib_isa_avx512())
+		assert_true(by_path[0] > 0 && by_path[1] > 0);
 }
 
 /* Table 100 outgrows its small first level early, in mid-run. */

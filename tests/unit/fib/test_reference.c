@@ -201,8 +201,8 @@ check(struct checker *c, const struct fib_prefix *a)
 }
 
 static void
-verify(const struct fib *fib, uint32_t table, const struct ref_lpm *ref, const struct route_set *s,
-       uint8_t af, const char *phase)
+verify_isa(const struct fib *fib, uint32_t table, const struct ref_lpm *ref,
+	   const struct route_set *s, uint8_t af, const char *phase)
 {
 	struct checker c = {.fib = fib, .t = fib_table_lookup(fib, table), .ref = ref, .af = af};
 	for (uint32_t i = 0; i < RANDOM_ADDRS; i++) {
@@ -228,20 +228,33 @@ verify(const struct fib *fib, uint32_t table, const struct ref_lpm *ref, const s
 		check(&c, &last);
 	}
 	flush(&c);
-	print_message("%s: %llu addresses checked, %llu mismatches\n", phase,
-		      (unsigned long long)c.checked, (unsigned long long)c.mismatches);
+	print_message("%s (%s lookups): %llu addresses checked, %llu mismatches\n", phase,
+		      fib_isa_name(), (unsigned long long)c.checked,
+		      (unsigned long long)c.mismatches);
 	assert_true(c.checked >= RANDOM_ADDRS + 2ull * s->n);
 	assert_int_equal(c.mismatches, 0);
-#ifdef __AVX512F__
 	/* The random half-and-half mix keeps the summary walk; the routes'
 	 * edges, in table order, dwell in mixed /16s and turn it direct:
-	 * both ways are checked. */
-	if (af == FIB_AF_INET) {
+	 * both ways are checked (the AVX-512 lookups have both). */
+	if (af == FIB_AF_INET && fib_isa_avx512()) {
 		print_message("%s: IPv4 bulk calls by the summary %llu, direct %llu\n", phase,
 			      (unsigned long long)c.by_path[0], (unsigned long long)c.by_path[1]);
 		assert_true(c.by_path[0] > 0 && c.by_path[1] > 0);
 	}
-#endif
+}
+
+/* Against the reference with each of the lookups' instruction sets the
+ * processor has (lib/fib/isa.c): the build's own, and AVX-512. The
+ * processor's best is what a program gets by default. */
+static void
+verify(const struct fib *fib, uint32_t table, const struct ref_lpm *ref, const struct route_set *s,
+       uint8_t af, const char *phase)
+{
+	bool best = fib_isa_avx512();
+	for (int avx512 = 0; avx512 < 2; avx512++)
+		if (fib_isa_force(avx512) == 0)
+			verify_isa(fib, table, ref, s, af, phase);
+	assert_int_equal(fib_isa_force(best), 0);
 }
 
 static void
@@ -349,10 +362,27 @@ test_ipv6_real_table_grown(void **state)
 	run(FIB_AF_INET6, "prefixes-v6.txt.gz", 100);
 }
 
+/* A program gets the processor's best without asking: AVX-512 where the
+ * processor has x86-64-v4's instructions, whatever the build's target. */
+static void
+test_isa_default(void **state)
+{
+	(void)state;
+	bool v4 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+		  __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl") &&
+		  __builtin_cpu_supports("avx512cd");
+	print_message("processor with AVX-512: %s; lookups: %s\n", v4 ? "yes" : "no",
+		      fib_isa_name());
+	assert_int_equal(fib_isa_avx512(), v4);
+	assert_string_equal(fib_isa_select(256), "base"); /* a limit below 512 */
+	assert_string_equal(fib_isa_select(512), v4 ? "avx512" : "base");
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_isa_default),
 		cmocka_unit_test(test_ipv4_real_table),
 		cmocka_unit_test(test_ipv6_real_table),
 		cmocka_unit_test(test_ipv4_real_table_grown),

@@ -630,6 +630,26 @@ test_clean_ipv6(void **state)
 	clean_run(&clean6, &route6, gw6, other, pending, unresolved);
 }
 
+/* The stages and lookups of the build's own instruction set, where the
+ * processor's best (the runs above) is AVX-512 (lib/fib/isa.c): the
+ * random frames (through the port rule and the ECMP groups the runs
+ * above left) and the clean IPv4 run again, the same model. */
+static void
+test_base_isa(void **state)
+{
+	(void)state;
+	if (!fib_isa_avx512()) {
+		print_message("the build's own stages ran above: nothing else to run\n");
+		return;
+	}
+	assert_int_equal(fib_isa_force(false), 0);
+	ecmp = true;
+	random_frames();
+	ecmp = false;
+	test_clean_ipv4(state);
+	assert_int_equal(fib_isa_force(true), 0);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -662,6 +682,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_random_frames_ecmp),
 		cmocka_unit_test(test_clean_ipv4),
 		cmocka_unit_test(test_clean_ipv6),
+		cmocka_unit_test(test_base_isa),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	rte_eal_cleanup();
