@@ -337,14 +337,15 @@ accept_ready(struct router *r, struct rt_watch *w, uint32_t events)
 
 /* Should c go, at now? Stuck: a line or an answer pending, and no
  * progress for CLI_STUCK_MS. Idle: nothing sent for idle_ms (a monitor
- * only listens). */
+ * only listens). (The round's now may be older than a progress made in
+ * the round: the sums never underflow.) */
 static bool
 timed_out(const struct client *c, uint64_t now, uint64_t idle_ms)
 {
 	bool pending = c->in_len != 0 || c->out_sent < c->out.len;
 	if (pending)
-		return now - c->last_progress > CLI_STUCK_MS;
-	return !c->monitor && now - c->last_request > idle_ms;
+		return c->last_progress + CLI_STUCK_MS < now;
+	return !c->monitor && c->last_request + idle_ms < now;
 }
 
 /* Each round of the control loop: monitors may have been given events
