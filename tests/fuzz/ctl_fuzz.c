@@ -83,20 +83,6 @@ cli(const char *line)
 	free(out.s);
 }
 
-static bool
-router_addr(const uint8_t *a, bool v6)
-{
-	static const uint8_t a4[2][4] = {{192, 0, 2, 1}, {198, 51, 100, 1}};
-	static const uint8_t a6[4][16] = {{0x20, 0x01, 0x0d, 0xb8, 0, 1, [15] = 1},
-					  {0x20, 0x01, 0x0d, 0xb8, 0, 2, [15] = 1},
-					  {0xfe, 0x80, [15] = 1},
-					  {0xfe, 0x80, [15] = 2}};
-	for (int i = 0; i < (v6 ? 4 : 2); i++)
-		if (memcmp(a, v6 ? a6[i] : a4[i], v6 ? 16 : 4) == 0)
-			return true;
-	return false;
-}
-
 /* A frame the control core sends (what worker 0 would transmit). */
 static void
 check_sent(struct rte_mbuf *m)
@@ -122,7 +108,7 @@ check_sent(struct rte_mbuf *m)
 		if (rte_ipv4_cksum((const struct rte_ipv4_hdr *)ip) != 0)
 			die("%s", "a sent IPv4 header checksum is wrong");
 		bool whole = (ip[6] & 0x3f) == 0 && ip[7] == 0;
-		if (router_addr(ip + 12, false) && ip[9] == IPPROTO_ICMP && whole) {
+		if (fz_router_addr(ip + 12, false) && ip[9] == IPPROTO_ICMP && whole) {
 			if (tot != len - 14)
 				die("%s", "the router's own IPv4 packet is not its frame's length");
 			uint16_t s;
@@ -134,7 +120,7 @@ check_sent(struct rte_mbuf *m)
 		unsigned int plen = (unsigned int)(ip[4] << 8 | ip[5]);
 		if (len < 54 || (ip[0] >> 4) != 6 || plen > len - 54)
 			die("%s", "a sent IPv6 header does not fit its frame");
-		if (router_addr(ip + 8, true) && ip[6] == IPPROTO_ICMPV6) {
+		if (fz_router_addr(ip + 8, true) && ip[6] == IPPROTO_ICMPV6) {
 			if (plen != len - 54)
 				die("%s", "the router's own IPv6 packet is not its frame's length");
 			struct rte_ipv6_hdr h;

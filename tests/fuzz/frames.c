@@ -60,9 +60,20 @@ static const uint8_t router6[2][16] = {{0x20, 0x01, 0x0d, 0xb8, 0, 1, [15] = 1},
 				       {0x20, 0x01, 0x0d, 0xb8, 0, 2, [15] = 1}};
 static const uint8_t host6[2][16] = {{0x20, 0x01, 0x0d, 0xb8, 0, 1, [15] = 2},
 				     {0x20, 0x01, 0x0d, 0xb8, 0, 2, [15] = 2}};
+static const uint8_t router_ll6[2][16] = {{0xfe, 0x80, [15] = 1}, {0xfe, 0x80, [15] = 2}};
 static const uint8_t ll6[16] = {0xfe, 0x80, [8] = 0x02, [15] = 0x22};
 static const uint8_t router_mac[2][6] = {{0x02, 0, 0, 0, 0, 0x10}, {0x02, 0, 0, 0, 0, 0x11}};
 static const uint8_t host_mac[6] = {0x02, 0, 0, 0, 0, 0x22};
+
+bool
+fz_router_addr(const uint8_t *a, bool v6)
+{
+	for (int p = 0; p < 2; p++)
+		if (v6 ? memcmp(a, router6[p], 16) == 0 || memcmp(a, router_ll6[p], 16) == 0
+		       : memcmp(a, router4[p], 4) == 0)
+			return true;
+	return false;
+}
 
 /* Ethernet to the router's port (or broadcast), of ethertype. */
 static uint8_t *

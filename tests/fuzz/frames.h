@@ -3,12 +3,13 @@
  * Frames for the control core's fuzzer (ctl_fuzz.c): each class of what
  * reaches the exception path built well-formed from a seed, then often
  * broken as the wire or an attacker breaks it. The router under test has
- * 192.0.2.1/24 and 2001:db8:1::1/64 on port0, 198.51.100.1/24 and
- * 2001:db8:2::1/64 on port1 (FZ_* below).
+ * 192.0.2.1/24, 2001:db8:1::1/64 and fe80::1 on port0, 198.51.100.1/24,
+ * 2001:db8:2::1/64 and fe80::2 on port1.
  */
 #ifndef FUZZ_FRAMES_H
 #define FUZZ_FRAMES_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #define FZ_FRAME_MAX 1514 /* what a port of MTU 1500 delivers */
@@ -41,6 +42,9 @@ enum fz_class {
  * come from trains the builder keeps between calls: their header
  * lengths, orders, overlaps and sizes up to and past 64 KiB vary. */
 unsigned int fz_build(struct fz_rng *g, enum fz_class c, unsigned int port, uint8_t *f);
+
+/* Is a (4 or 16 bytes) one of the router's own addresses? */
+bool fz_router_addr(const uint8_t *a, bool v6);
 
 /* Break a frame as the wire or an attacker would, sometimes: flipped
  * bytes, a length field, cut short, padded. @return its new length. */
